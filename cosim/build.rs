@@ -1,0 +1,433 @@
+//! Verilates every block variant, generates its C++ shim from the Rust port
+//! declaration, checks the declaration against the RTL's ports, compiles
+//! everything with `cc` and links it statically.
+//!
+//! For each `(block, variant)` of `Block::variants()`:
+//!
+//! 1. `verilator --cc --trace --assert --x-assign unique --x-initial unique`
+//!    on `rtl/<block>.v` plus the shared primitives `rtl/prim_*.v`, with the
+//!    variant's `-G` parameters and the prefix `V<block>_<label>`;
+//! 2. the ports Verilator declares in `V<block>_<label>.h` are compared with
+//!    the Rust declaration (`rst_ni` + config + inputs, outputs) in both
+//!    directions, name and width: any difference fails the build;
+//! 3. a shim (`put_inputs` / `get_outputs`, one line per port, in the Rust
+//!    declaration's word layout) is generated and compiled with the verilated
+//!    C++ into `libvsim_<block>_<label>.a`;
+//! 4. `registry.rs` lists the variants and their `extern "C"` entry points.
+//!
+//! A variant whose inputs (RTL sources, Verilator version, flags, shim) have
+//! not changed since the last build is reused from `OUT_DIR`, so touching the
+//! model does not re-verilate anything.
+
+use model::port::PortDesc;
+use model::{Block, Params, PortGroup};
+use std::collections::hash_map::DefaultHasher;
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Variant {
+    block: &'static str,
+    label: String,
+    generics: Vec<(&'static str, u64)>,
+    inputs: Vec<PortDesc>,
+    outputs: Vec<PortDesc>,
+}
+
+impl Variant {
+    fn name(&self) -> String {
+        format!("{}_{}", self.block, self.label)
+    }
+}
+
+fn variants_of<B: Block>() -> Vec<Variant> {
+    B::variants()
+        .into_iter()
+        .map(|p| {
+            let mut inputs = vec![PortDesc {
+                name: "rst_ni",
+                doc: "reset, active low",
+                shape: model::Shape::scalar(1),
+            }];
+            inputs.extend(B::Config::ports(&p));
+            inputs.extend(B::Inputs::ports(&p));
+            Variant {
+                block: B::NAME,
+                label: p.label(),
+                generics: p.verilog(),
+                inputs,
+                outputs: B::Outputs::ports(&p),
+            }
+        })
+        .collect()
+}
+
+/// The blocks with RTL. One line per block.
+fn all_variants() -> Vec<Variant> {
+    let mut v = Vec::new();
+    v.extend(variants_of::<model::mmu::Mmu>());
+    v
+}
+
+fn fail(msg: impl AsRef<str>) -> ! {
+    eprintln!("error: {}", msg.as_ref());
+    std::process::exit(1);
+}
+
+fn verilator_root() -> (String, PathBuf) {
+    let out = Command::new("verilator").arg("--version").output();
+    let version = match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        _ => fail(
+            "`verilator` was not found on PATH. Install it with `make deps` \
+             (runs `apt-get install -y verilator`) or put Verilator 5.x on PATH.",
+        ),
+    };
+    let major: u32 = version
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.split('.').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if major < 5 {
+        fail(format!("need Verilator 5.x, found `{version}`"));
+    }
+    let root = std::env::var("VERILATOR_ROOT")
+        .ok()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let o = Command::new("verilator")
+                .arg("--getenv")
+                .arg("VERILATOR_ROOT")
+                .output()
+                .unwrap_or_else(|e| fail(format!("verilator --getenv failed: {e}")));
+            PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
+        });
+    if !root.join("include/verilated.cpp").exists() {
+        fail(format!(
+            "Verilator's runtime sources are not in {}/include",
+            root.display()
+        ));
+    }
+    (version, root)
+}
+
+/// Ports declared in a Verilator header: `(name, is_input, width)`.
+fn header_ports(h: &Path) -> Vec<(String, bool, u32)> {
+    let text = std::fs::read_to_string(h).unwrap_or_else(|e| fail(format!("{}: {e}", h.display())));
+    let mut v = Vec::new();
+    for line in text.lines() {
+        let l = line.trim();
+        let is_in = l.starts_with("VL_IN");
+        if !is_in && !l.starts_with("VL_OUT") {
+            continue;
+        }
+        let (Some(a), Some(b)) = (l.find("(&"), l.rfind(')')) else {
+            continue;
+        };
+        let parts: Vec<&str> = l[a + 2..b].split(',').map(str::trim).collect();
+        if parts.len() < 3 {
+            continue;
+        }
+        let msb: u32 = parts[1].parse().unwrap_or(0);
+        let lsb: u32 = parts[2].parse().unwrap_or(0);
+        v.push((parts[0].to_string(), is_in, msb - lsb + 1));
+    }
+    v
+}
+
+fn check_ports(v: &Variant, hdr: &[(String, bool, u32)], rtl_file: &Path) {
+    let mut errors = Vec::new();
+    let declared = v
+        .inputs
+        .iter()
+        .map(|p| (p, true))
+        .chain(v.outputs.iter().map(|p| (p, false)));
+    for (p, is_in) in declared {
+        match hdr.iter().find(|(n, _, _)| n == p.name) {
+            None => errors.push(format!(
+                "port `{}` is declared in Rust but not in the RTL",
+                p.name
+            )),
+            Some((_, hi, w)) => {
+                if *hi != is_in {
+                    errors.push(format!(
+                        "port `{}` is an {} in Rust but an {} in the RTL",
+                        p.name,
+                        if is_in { "input" } else { "output" },
+                        if *hi { "input" } else { "output" }
+                    ));
+                }
+                if *w != p.shape.bits() {
+                    errors.push(format!(
+                        "port `{}` is {} bits in Rust but {} bits in the RTL",
+                        p.name,
+                        p.shape.bits(),
+                        w
+                    ));
+                }
+            }
+        }
+    }
+    for (n, _, _) in hdr {
+        let known = n == "clk_i"
+            || v.inputs.iter().any(|p| p.name == n)
+            || v.outputs.iter().any(|p| p.name == n);
+        if !known {
+            errors.push(format!(
+                "RTL port `{n}` is not declared in the Rust port groups"
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        fail(format!(
+            "{} ({}) and the Rust declaration of `{}` disagree:\n  {}",
+            rtl_file.display(),
+            v.label,
+            v.block,
+            errors.join("\n  ")
+        ));
+    }
+}
+
+fn shim_source(v: &Variant, prefix: &str) -> String {
+    let mut s = String::new();
+    writeln!(
+        s,
+        "// Generated by cosim/build.rs from the Rust port declaration of `{}`.",
+        v.block
+    )
+    .unwrap();
+    writeln!(s, "#include \"{prefix}.h\"").unwrap();
+    writeln!(s, "#include \"vsim.h\"").unwrap();
+    writeln!(
+        s,
+        "static void put_inputs({prefix}* t, const uint32_t* w) {{"
+    )
+    .unwrap();
+    let mut off = 0;
+    for p in &v.inputs {
+        writeln!(s, "    vsim::put(t->{}, w + {off});", p.name).unwrap();
+        off += p.shape.words();
+    }
+    writeln!(s, "}}").unwrap();
+    writeln!(s, "static void get_outputs({prefix}* t, uint32_t* w) {{").unwrap();
+    let mut off = 0;
+    for p in &v.outputs {
+        writeln!(s, "    vsim::get(t->{}, w + {off});", p.name).unwrap();
+        off += p.shape.words();
+    }
+    writeln!(s, "}}").unwrap();
+    writeln!(s, "VSIM_DEFINE({}, {prefix})", v.name()).unwrap();
+    s
+}
+
+fn base_build(root: &Path, csrc: &Path) -> cc::Build {
+    let inc = root.join("include");
+    let mut b = cc::Build::new();
+    b.cpp(true)
+        .std("c++17")
+        .opt_level(2)
+        .debug(false)
+        .warnings(false)
+        .extra_warnings(false)
+        .cargo_metadata(false)
+        .include(&inc)
+        .include(inc.join("vltstd"))
+        .include(csrc)
+        .define("VM_TRACE", "1")
+        .define("VM_TRACE_VCD", "1")
+        .define("VM_TRACE_FST", "0")
+        .define("VM_COVERAGE", "0")
+        .define("VM_SC", "0")
+        .define("VL_USER_FATAL", None)
+        .define("VL_USER_STOP", None)
+        .define("VL_PRINTF", "vsim_printf")
+        .flag("-include")
+        .flag(csrc.join("vsim_rt.h").to_str().unwrap())
+        .flag("-fno-strict-aliasing");
+    b
+}
+
+fn hash_of(parts: &[&[u8]]) -> String {
+    let mut h = DefaultHasher::new();
+    for p in parts {
+        p.hash(&mut h);
+    }
+    format!("{:016x}", h.finish())
+}
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let rtl = manifest
+        .join("../rtl")
+        .canonicalize()
+        .unwrap_or_else(|_| fail("the RTL directory `rtl/` next to `cosim/` is missing"));
+    let csrc = manifest.join("csrc");
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    println!("cargo:rerun-if-changed={}", rtl.display());
+    println!("cargo:rerun-if-changed={}", csrc.display());
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
+    println!("cargo:rerun-if-env-changed=PATH");
+
+    let (version, root) = verilator_root();
+    let mut prims: Vec<PathBuf> = std::fs::read_dir(&rtl)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("prim_") && n.ends_with(".v"))
+        })
+        .collect();
+    prims.sort();
+    let read =
+        |p: &Path| std::fs::read(p).unwrap_or_else(|e| fail(format!("{}: {e}", p.display())));
+    let vsim_h = read(&csrc.join("vsim.h"));
+    let vsim_rt_h = read(&csrc.join("vsim_rt.h"));
+    let vsim_rt = read(&csrc.join("vsim_rt.cpp"));
+
+    // The Verilator runtime, once.
+    let rt_hash = hash_of(&[version.as_bytes(), &vsim_rt, &vsim_rt_h, b"rt-v1"]);
+    let rt_stamp = out.join("vsimrt.stamp");
+    if std::fs::read_to_string(&rt_stamp).ok().as_deref() != Some(&rt_hash)
+        || !out.join("libvsimrt.a").exists()
+    {
+        let inc = root.join("include");
+        base_build(&root, &csrc)
+            .file(inc.join("verilated.cpp"))
+            .file(inc.join("verilated_vcd_c.cpp"))
+            .file(inc.join("verilated_threads.cpp"))
+            .file(csrc.join("vsim_rt.cpp"))
+            .compile("vsimrt");
+        std::fs::write(&rt_stamp, &rt_hash).unwrap();
+    }
+
+    let variants = all_variants();
+    let mut registry = String::new();
+    let mut entries = String::new();
+    writeln!(registry, "// Generated by cosim/build.rs.").unwrap();
+    writeln!(registry, "unsafe extern \"C\" {{").unwrap();
+    for v in &variants {
+        let name = v.name();
+        let prefix = format!("V{name}");
+        let file = rtl.join(format!("{}.v", v.block));
+        if !file.exists() {
+            fail(format!("{} is missing", file.display()));
+        }
+        let mut sources = vec![file.clone()];
+        sources.extend(prims.iter().cloned());
+        let mdir = out.join(&prefix);
+        let mut args: Vec<String> = vec![
+            "--cc".into(),
+            "--trace".into(),
+            "--assert".into(),
+            "--x-assign".into(),
+            "unique".into(),
+            "--x-initial".into(),
+            "unique".into(),
+            "-O3".into(),
+            "--output-split".into(),
+            "20000".into(),
+            "--top-module".into(),
+            v.block.into(),
+            "--prefix".into(),
+            prefix.clone(),
+            "--Mdir".into(),
+            mdir.to_str().unwrap().into(),
+        ];
+        for (k, val) in &v.generics {
+            args.push(format!("-G{k}={val}"));
+        }
+        for s in &sources {
+            args.push(s.to_str().unwrap().into());
+        }
+        // The shim depends only on the declaration, known before verilating.
+        let shim = shim_source(v, &prefix);
+        let mut parts: Vec<Vec<u8>> = vec![
+            version.clone().into_bytes(),
+            args.join(" ").into_bytes(),
+            shim.clone().into_bytes(),
+            vsim_h.clone(),
+            vsim_rt_h.clone(),
+        ];
+        for s in &sources {
+            parts.push(read(s));
+        }
+        let refs: Vec<&[u8]> = parts.iter().map(|p| p.as_slice()).collect();
+        let hash = hash_of(&refs);
+        let stamp = out.join(format!("{prefix}.stamp"));
+        let lib = format!("vsim_{name}");
+        let fresh = std::fs::read_to_string(&stamp).ok().as_deref() == Some(&hash)
+            && out.join(format!("lib{lib}.a")).exists();
+        if !fresh {
+            let _ = std::fs::remove_dir_all(&mdir);
+            let o = Command::new("verilator")
+                .args(&args)
+                .output()
+                .unwrap_or_else(|e| fail(format!("cannot run verilator: {e}")));
+            if !o.status.success() {
+                fail(format!(
+                    "verilator failed on {} ({}):\n{}{}",
+                    file.display(),
+                    v.label,
+                    String::from_utf8_lossy(&o.stdout),
+                    String::from_utf8_lossy(&o.stderr)
+                ));
+            }
+            let hdr = header_ports(&mdir.join(format!("{prefix}.h")));
+            check_ports(v, &hdr, &file);
+            let shim_path = mdir.join(format!("{prefix}__shim.cpp"));
+            std::fs::write(&shim_path, &shim).unwrap();
+            let mut b = base_build(&root, &csrc);
+            b.include(&mdir).file(&shim_path);
+            let mut cpps: Vec<PathBuf> = std::fs::read_dir(&mdir)
+                .unwrap()
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.extension().is_some_and(|e| e == "cpp")
+                        && p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with(&prefix) && !n.ends_with("__shim.cpp"))
+                })
+                .collect();
+            cpps.sort();
+            b.files(&cpps);
+            b.compile(&lib);
+            std::fs::write(&stamp, &hash).unwrap();
+        }
+        println!("cargo:rustc-link-lib=static={lib}");
+
+        for f in ["new", "free", "cycle", "flush"] {
+            let sig = match f {
+                "new" => "(seed: u64, vcd: *const c_char) -> *mut c_void",
+                "free" | "flush" => "(h: *mut c_void)",
+                _ => "(h: *mut c_void, i: *const u32, o: *mut u32) -> c_int",
+            };
+            writeln!(registry, "    fn vsim_{name}_{f}{sig};").unwrap();
+        }
+        let in_words: usize = v.inputs.iter().map(|p| p.shape.words()).sum();
+        let out_words: usize = v.outputs.iter().map(|p| p.shape.words()).sum();
+        writeln!(
+            entries,
+            "    Vtable {{ block: {:?}, label: {:?}, in_words: {in_words}, out_words: {out_words}, \
+             new: vsim_{name}_new, free: vsim_{name}_free, cycle: vsim_{name}_cycle, \
+             flush: vsim_{name}_flush }},",
+            v.block, v.label
+        )
+        .unwrap();
+    }
+    writeln!(registry, "}}").unwrap();
+    writeln!(registry, "/// Every verilated variant.").unwrap();
+    writeln!(registry, "pub static VARIANTS: &[Vtable] = &[").unwrap();
+    registry.push_str(&entries);
+    writeln!(registry, "];").unwrap();
+    std::fs::write(out.join("registry.rs"), registry).unwrap();
+
+    println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=static=vsimrt");
+    println!("cargo:rustc-link-lib=dylib=stdc++");
+    println!("cargo:rustc-link-lib=dylib=pthread");
+}

@@ -1,0 +1,136 @@
+// vsim.h: the generic half of the Verilator shim.
+//
+// build.rs generates, per verilated variant, a file that includes this header,
+// defines put_inputs()/get_outputs() (one line per port, from the Rust port
+// declaration) and expands VSIM_DEFINE. Everything else lives here once.
+//
+// Cycle protocol (docs/conventions.md):
+//   untraced:  clk=0 + inputs, eval, read outputs; clk=1, eval         (2 evals)
+//   traced:    clk=1, eval (edge with the previous inputs; not on the first
+//              cycle); inputs, eval, dump(10n), read outputs; clk=0, eval,
+//              dump(10n+5)                                             (3 evals)
+// Both sample the outputs of cycle n after the inputs of cycle n settle and
+// clock exactly the same edges; tracing only moves the edge to the start of
+// the next cycle so that, in the waveform, registers, inputs and outputs of a
+// cycle all change at its rising edge, as in the model's waveform.
+#pragma once
+#include <cstdint>
+#include <cstddef>
+#include "verilated.h"
+#include "verilated_vcd_c.h"
+#include "vsim_rt.h"
+
+namespace vsim {
+
+inline void put(CData& d, const uint32_t* w) { d = static_cast<CData>(w[0]); }
+inline void put(SData& d, const uint32_t* w) { d = static_cast<SData>(w[0]); }
+inline void put(IData& d, const uint32_t* w) { d = w[0]; }
+inline void put(QData& d, const uint32_t* w) {
+    d = static_cast<QData>(w[0]) | (static_cast<QData>(w[1]) << 32);
+}
+template <std::size_t N> inline void put(VlWide<N>& d, const uint32_t* w) {
+    for (std::size_t i = 0; i < N; ++i) d[i] = w[i];
+}
+
+inline void get(const CData& d, uint32_t* w) { w[0] = d; }
+inline void get(const SData& d, uint32_t* w) { w[0] = d; }
+inline void get(const IData& d, uint32_t* w) { w[0] = d; }
+inline void get(const QData& d, uint32_t* w) {
+    w[0] = static_cast<uint32_t>(d);
+    w[1] = static_cast<uint32_t>(d >> 32);
+}
+template <std::size_t N> inline void get(const VlWide<N>& d, uint32_t* w) {
+    for (std::size_t i = 0; i < N; ++i) w[i] = d[i];
+}
+
+template <class Top> struct Sim {
+    VerilatedContext ctx;
+    Top* top = nullptr;
+    VerilatedVcdC* tf = nullptr;
+    uint64_t n = 0;  // cycles run, including reset cycles
+};
+
+template <class Top> void* create(uint64_t seed, const char* vcd) {
+    vsim_clear_error();
+    auto* s = new Sim<Top>;
+    // --x-initial unique: uninitialised state is random, from this seed.
+    s->ctx.randReset(2);
+    s->ctx.randSeed(static_cast<int>((seed ^ (seed >> 31)) & 0x7fffffff));
+    s->ctx.fatalOnError(false);
+    if (vcd) s->ctx.traceEverOn(true);
+    s->top = new Top(&s->ctx, "TOP");
+    s->top->clk_i = 0;
+    s->top->eval();
+    if (vcd) {
+        s->tf = new VerilatedVcdC;
+        s->top->trace(s->tf, 99);
+        s->tf->open(vcd);
+        if (!s->tf->isOpen()) {
+            vsim_set_error("cannot open the VCD file for writing");
+            delete s->tf;
+            s->tf = nullptr;
+            delete s->top;
+            delete s;
+            return nullptr;
+        }
+    }
+    return s;
+}
+
+template <class Top> void destroy(void* h) {
+    auto* s = static_cast<Sim<Top>*>(h);
+    if (!s) return;
+    if (s->tf) {
+        s->tf->close();
+        delete s->tf;
+    }
+    s->top->final();
+    delete s->top;
+    delete s;
+}
+
+// Returns 0, or 1 when the RTL raised an error ($error, $fatal, assertion).
+template <class Top, void (*Put)(Top*, const uint32_t*), void (*Get)(Top*, uint32_t*)>
+int cycle(void* h, const uint32_t* in, uint32_t* out) {
+    auto* s = static_cast<Sim<Top>*>(h);
+    Top* t = s->top;
+    if (s->tf) {
+        if (s->n > 0) {
+            t->clk_i = 1;
+            t->eval();
+        }
+        Put(t, in);
+        t->eval();
+        s->tf->dump(10 * s->n);
+        Get(t, out);
+        t->clk_i = 0;
+        t->eval();
+        s->tf->dump(10 * s->n + 5);
+    } else {
+        Put(t, in);
+        t->clk_i = 0;
+        t->eval();
+        Get(t, out);
+        t->clk_i = 1;
+        t->eval();
+    }
+    s->n++;
+    return s->ctx.gotError() ? 1 : 0;
+}
+
+template <class Top> void flush(void* h) {
+    auto* s = static_cast<Sim<Top>*>(h);
+    if (s->tf) s->tf->flush();
+}
+
+}  // namespace vsim
+
+#define VSIM_DEFINE(NAME, TOP)                                                        \
+    extern "C" void* vsim_##NAME##_new(uint64_t seed, const char* vcd) {               \
+        return vsim::create<TOP>(seed, vcd);                                          \
+    }                                                                                 \
+    extern "C" void vsim_##NAME##_free(void* h) { vsim::destroy<TOP>(h); }            \
+    extern "C" int vsim_##NAME##_cycle(void* h, const uint32_t* in, uint32_t* out) {  \
+        return vsim::cycle<TOP, put_inputs, get_outputs>(h, in, out);                 \
+    }                                                                                 \
+    extern "C" void vsim_##NAME##_flush(void* h) { vsim::flush<TOP>(h); }

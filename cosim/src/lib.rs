@@ -1,0 +1,15 @@
+//! Co-simulation of the golden models against their Verilog RTL.
+//!
+//! - [`rtl`]: the Verilator bindings. `build.rs` verilates each block variant
+//!   and generates its shim from the Rust port declaration; [`rtl::Rtl`]
+//!   drives one instance with one FFI call per cycle.
+//! - [`lockstep`]: model and RTL side by side, every output compared every
+//!   cycle; the first mismatch is reported with waveforms and a repro file.
+//! - [`wave`]: the model's waveform, in the RTL waveform's hierarchy.
+
+pub mod lockstep;
+pub mod rtl;
+pub mod wave;
+
+pub use lockstep::{run, Mismatch, Options, Outcome, Summary, Waves};
+pub use rtl::Rtl;

@@ -1,0 +1,203 @@
+//! Waveforms written from the Rust side, with the same hierarchy, names and
+//! timescale as Verilator's VCD of the RTL:
+//!
+//! ```text
+//! $timescale 100ps            one cycle = 10 units = 1 ns
+//! $scope module TOP           clk_i, rst_ni and every port
+//!   $scope module <block>     the same ports, plus the model's registers
+//! ```
+//!
+//! Cycle `n` (counting the reset cycles) starts at time `10 n` with the
+//! rising edge (none at `n = 0`); the clock falls at `10 n + 5`.
+
+use anyhow::{Context, Result};
+use model::port::{get_bits, Layout};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use vcd::{IdCode, ReferenceIndex, TimescaleUnit, Value, VarType, Writer};
+
+/// Time units (100 ps) per clock cycle.
+pub const UNITS_PER_CYCLE: u64 = 10;
+
+/// The variables of one port group in a VCD, and the last values written.
+pub struct Signals {
+    layout: Layout,
+    ids: Vec<IdCode>,
+    prev: Option<Vec<u32>>,
+}
+
+impl Signals {
+    /// Declares one variable per port of `layout` in the current scope.
+    pub fn declare<W: Write>(w: &mut Writer<W>, layout: &Layout) -> io::Result<Self> {
+        let mut ids = Vec::with_capacity(layout.ports.len());
+        for p in &layout.ports {
+            ids.push(add_var(w, p.shape.bits(), p.name, None)?);
+        }
+        Ok(Signals {
+            layout: layout.clone(),
+            ids,
+            prev: None,
+        })
+    }
+
+    /// Declares the same variables again (aliases) in the current scope.
+    pub fn alias<W: Write>(&self, w: &mut Writer<W>) -> io::Result<()> {
+        for (p, id) in self.layout.ports.iter().zip(&self.ids) {
+            add_var(w, p.shape.bits(), p.name, Some(*id))?;
+        }
+        Ok(())
+    }
+
+    /// Writes the ports whose value changed since the last call.
+    pub fn emit<W: Write>(&mut self, w: &mut Writer<W>, words: &[u32]) -> io::Result<()> {
+        for (k, p) in self.layout.ports.iter().enumerate() {
+            let now = self.layout.slice(words, k);
+            let changed = match &self.prev {
+                None => true,
+                Some(prev) => self.layout.slice(prev, k) != now,
+            };
+            if changed {
+                write_value(w, self.ids[k], p.shape.bits(), now)?;
+            }
+        }
+        match &mut self.prev {
+            Some(prev) => prev.copy_from_slice(words),
+            None => self.prev = Some(words.to_vec()),
+        }
+        Ok(())
+    }
+}
+
+fn add_var<W: Write>(
+    w: &mut Writer<W>,
+    bits: u32,
+    name: &str,
+    id: Option<IdCode>,
+) -> io::Result<IdCode> {
+    let index = (bits > 1).then(|| ReferenceIndex::Range(bits as i32 - 1, 0));
+    match id {
+        Some(id) => {
+            w.var_def(VarType::Wire, bits, id, name, index)?;
+            Ok(id)
+        }
+        None => w.add_var(VarType::Wire, bits, name, index),
+    }
+}
+
+/// Writes one value change (a scalar for 1-bit signals).
+pub fn write_value<W: Write>(
+    w: &mut Writer<W>,
+    id: IdCode,
+    bits: u32,
+    words: &[u32],
+) -> io::Result<()> {
+    if bits == 1 {
+        return w.change_scalar(id, words[0] & 1 != 0);
+    }
+    let v = (0..bits).rev().map(|b| {
+        if get_bits(words, b, 1) != 0 {
+            Value::V1
+        } else {
+            Value::V0
+        }
+    });
+    w.change_vector(id, v)
+}
+
+/// Opens a VCD file and writes the common header lines.
+pub fn open(path: &Path, comment: &str) -> Result<Writer<BufWriter<File>>> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut w = Writer::new(BufWriter::new(f));
+    w.comment(comment)?;
+    w.timescale(100, TimescaleUnit::PS)?;
+    Ok(w)
+}
+
+/// The golden model's waveform.
+pub struct ModelWave {
+    w: Writer<BufWriter<File>>,
+    path: PathBuf,
+    clk: IdCode,
+    rst: IdCode,
+    cfg: Signals,
+    inp: Signals,
+    out: Signals,
+    st: Signals,
+    n: u64,
+}
+
+impl ModelWave {
+    /// Creates `path` with the ports of the given layouts and the registers.
+    pub fn create(
+        path: &Path,
+        block: &str,
+        cfg: &Layout,
+        inp: &Layout,
+        out: &Layout,
+        state: &Layout,
+    ) -> Result<Self> {
+        let mut w = open(path, &format!("golden model of `{block}` (switchsim)"))?;
+        w.add_module("TOP")?;
+        let clk = w.add_wire(1, "clk_i")?;
+        let rst = w.add_wire(1, "rst_ni")?;
+        let cfg = Signals::declare(&mut w, cfg)?;
+        let inp = Signals::declare(&mut w, inp)?;
+        let out = Signals::declare(&mut w, out)?;
+        w.add_module(block)?;
+        w.var_def(VarType::Wire, 1, clk, "clk_i", None)?;
+        w.var_def(VarType::Wire, 1, rst, "rst_ni", None)?;
+        cfg.alias(&mut w)?;
+        inp.alias(&mut w)?;
+        out.alias(&mut w)?;
+        let st = Signals::declare(&mut w, state)?;
+        w.upscope()?;
+        w.upscope()?;
+        w.enddefinitions()?;
+        Ok(ModelWave {
+            w,
+            path: path.to_path_buf(),
+            clk,
+            rst,
+            cfg,
+            inp,
+            out,
+            st,
+            n: 0,
+        })
+    }
+
+    /// Records one cycle: the registers at its start, its inputs and outputs.
+    pub fn cycle(
+        &mut self,
+        reset: bool,
+        cfg: &[u32],
+        inp: &[u32],
+        out: &[u32],
+        state: &[u32],
+    ) -> Result<()> {
+        let t = self.n * UNITS_PER_CYCLE;
+        let w = &mut self.w;
+        w.timestamp(t)?;
+        w.change_scalar(self.clk, self.n > 0)?;
+        w.change_scalar(self.rst, !reset)?;
+        self.cfg.emit(w, cfg)?;
+        self.inp.emit(w, inp)?;
+        self.out.emit(w, out)?;
+        self.st.emit(w, state)?;
+        w.timestamp(t + UNITS_PER_CYCLE / 2)?;
+        w.change_scalar(self.clk, false)?;
+        self.n += 1;
+        Ok(())
+    }
+
+    /// Flushes and closes the file.
+    pub fn finish(mut self) -> Result<PathBuf> {
+        self.w.timestamp(self.n * UNITS_PER_CYCLE)?;
+        self.w.flush()?;
+        Ok(self.path)
+    }
+}

@@ -1,0 +1,112 @@
+//! The contract every golden model fulfils.
+//!
+//! A block is a plain synchronous state machine. Cycle `t` (see
+//! `docs/conventions.md`):
+//!
+//! 1. the inputs `I_t` are applied;
+//! 2. the outputs `O_t = f(S_t, I_t)` are produced (they may depend on the
+//!    inputs of the same cycle, like combinational outputs of the RTL);
+//! 3. at the rising clock edge the state becomes `S_{t+1} = g(S_t, I_t)`.
+//!
+//! [`Block::step`] performs 2 and 3 and returns `O_t`. [`Block::new`] builds
+//! the reset state; a reset in the middle of a run is a fresh `new`.
+
+use crate::port::PortGroup;
+use std::fmt;
+
+/// Structural parameters of a block: the values that are Verilog parameters
+/// and fix the shape of the hardware (number of ports, counter widths).
+/// Everything else is runtime configuration.
+pub trait Params: Clone + fmt::Debug + PartialEq {
+    /// Verilog parameter overrides, `(name, value)`, passed as `-Gname=value`.
+    fn verilog(&self) -> Vec<(&'static str, u64)>;
+    /// A short label naming this variant in symbols and file names, e.g. `p4c16`.
+    fn label(&self) -> String {
+        self.verilog()
+            .iter()
+            .map(|(n, v)| format!("{}{}", n.to_ascii_lowercase(), v))
+            .collect()
+    }
+}
+
+/// A configuration that the hardware cannot hold, with the field, the value
+/// and the legal range (or the violated relation) spelled out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The configuration port the problem is attributed to.
+    pub field: &'static str,
+    /// What is wrong, with the value and the legal range.
+    pub msg: String,
+}
+
+impl ConfigError {
+    /// A new error for `field`.
+    pub fn new(field: &'static str, msg: impl Into<String>) -> Self {
+        ConfigError {
+            field,
+            msg: msg.into(),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid configuration: {}: {}", self.field, self.msg)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// A golden model of one RTL block.
+pub trait Block: Sized {
+    /// The RTL module name; also the name of the Rust module, the spec in
+    /// `docs/` and the testbench files.
+    const NAME: &'static str;
+    /// Structural parameters (Verilog parameters).
+    type Params: Params;
+    /// Runtime configuration, driven on `cfg_*` input ports and held for a run.
+    type Config: PortGroup<Params = Self::Params>;
+    /// Per-cycle inputs.
+    type Inputs: PortGroup<Params = Self::Params>;
+    /// Per-cycle outputs, all compared against the RTL every cycle.
+    type Outputs: PortGroup<Params = Self::Params>;
+    /// The registers, named like the RTL registers; shown in the model's
+    /// waveform (not compared: the outputs are the contract).
+    type State: PortGroup<Params = Self::Params>;
+
+    /// The structural variants that are verilated; the first is the default.
+    fn variants() -> Vec<Self::Params>;
+    /// A useful default configuration for `p`.
+    fn default_config(p: &Self::Params) -> Self::Config;
+    /// Checks that the hardware can hold `cfg`. [`Block::new`] may assume it.
+    fn check(p: &Self::Params, cfg: &Self::Config) -> Result<(), ConfigError>;
+    /// The model in its reset state.
+    fn new(p: &Self::Params, cfg: &Self::Config) -> Self;
+    /// One clock cycle: returns the outputs of this cycle and advances the state.
+    fn step(&mut self, i: &Self::Inputs) -> Self::Outputs;
+    /// The current register values.
+    fn state(&self) -> &Self::State;
+
+    /// Names of the functional coverage bins (see each block's spec).
+    fn bins() -> &'static [&'static str] {
+        &[]
+    }
+    /// Samples coverage after a `step`: `i` and `o` are the cycle's inputs
+    /// and outputs, `self` the state after the cycle; adds to `hits`
+    /// (indexed like [`Block::bins`]).
+    fn sample(&self, i: &Self::Inputs, o: &Self::Outputs, hits: &mut [u64]) {
+        let _ = (i, o, hits);
+    }
+}
+
+/// Checks that a configuration value lies in `lo..=hi`.
+pub fn check_range(field: &'static str, v: u64, lo: u64, hi: u64) -> Result<(), ConfigError> {
+    if v < lo || v > hi {
+        Err(ConfigError::new(
+            field,
+            format!("value {v} is outside the legal range {lo}..={hi}"),
+        ))
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,19 @@
+//! Golden models of four switch-ASIC blocks, bit- and cycle-accurate against
+//! the Verilog in `rtl/`.
+//!
+//! Each block module mirrors one RTL file of the same name and implements
+//! [`block::Block`]: a plain state machine with declared configuration,
+//! inputs, outputs and registers (see [`port`]) and a `step` per clock cycle.
+//! The crate has no I/O and no hidden global state: the same configuration
+//! and stimulus give the same outputs, bit for bit.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod block;
+pub mod port;
+pub mod stim;
+
+pub mod mmu;
+
+pub use block::{Block, ConfigError, Params};
+pub use port::{PortDesc, PortGroup, Shape};

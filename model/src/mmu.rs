@@ -1,0 +1,801 @@
+//! Golden model of the MMU admission block (`rtl/mmu.v`, spec `docs/mmu.md`).
+//!
+//! Ingress admission of a PFC-enabled shared-buffer switch: per-queue private
+//! buffer, a shared pool under the Dynamic Threshold, per-queue headroom,
+//! a lossy pool with its own threshold, PAUSE / RESUME per queue.
+//!
+//! Latency: the verdict, the PAUSE/RESUME events and the thresholds are
+//! outputs of the same cycle as the arrival; occupancies are the registers at
+//! the start of the cycle. Order inside a cycle: departure, thresholds,
+//! arrival, PAUSE, RESUME (all queues).
+
+use crate::block::{Block, ConfigError, Params};
+use crate::port::{mask, PortGroup};
+use arbitrary_int::{i4, u3, u6};
+
+/// Packet length width (cells).
+pub const LW: u32 = 6;
+/// Priorities per port.
+pub const PRIOS: usize = 8;
+
+/// Structural parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MmuParams {
+    /// Ingress ports, a power of two.
+    pub ports: usize,
+    /// Counter width in cells.
+    pub cw: u32,
+}
+
+impl MmuParams {
+    /// Number of queues (`8 * P`).
+    pub const fn queues(&self) -> usize {
+        self.ports * PRIOS
+    }
+    /// Width of a port index.
+    pub const fn pw(&self) -> u32 {
+        self.ports.trailing_zeros()
+    }
+    /// Width of a threshold.
+    pub const fn tw(&self) -> u32 {
+        self.cw + 7
+    }
+    /// Largest counter value.
+    pub const fn max(&self) -> u64 {
+        mask(self.cw)
+    }
+}
+
+impl Default for MmuParams {
+    fn default() -> Self {
+        MmuParams { ports: 4, cw: 16 }
+    }
+}
+
+impl Params for MmuParams {
+    fn verilog(&self) -> Vec<(&'static str, u64)> {
+        vec![("P", self.ports as u64), ("CW", self.cw as u64)]
+    }
+}
+
+crate::port_group! {
+    /// Runtime configuration, held for a run.
+    pub struct MmuConfig<MmuParams> |p| {
+        /// Total buffer B (cells).
+        cfg_buf_cells_i: u32 = p.cw,
+        /// Lossy pool Bl (cells).
+        cfg_lossy_cells_i: u32 = p.cw,
+        /// Private buffer phi per lossless queue (cells).
+        cfg_priv_cells_i: u32 = p.cw,
+        /// Headroom eta per lossless queue (cells).
+        cfg_hdrm_cells_i: u32 = p.cw,
+        /// Xon: RESUME when a queue's shared occupancy is below this (cells).
+        cfg_xon_cells_i: u32 = p.cw,
+        /// Lossless alpha = 2^k, k signed; -8 means alpha = 0.
+        cfg_alpha_i: i4 = 4,
+        /// Lossy alpha = 2^k, k signed; -8 means alpha = 0.
+        cfg_alpha_lossy_i: i4 = 4,
+        /// Bit j set: priority j is lossless (on every port).
+        cfg_lossless_i: u8 = 8,
+    }
+}
+
+crate::port_group! {
+    /// Per-cycle inputs: at most one arrival and one departure.
+    pub struct MmuInputs<MmuParams> |p| {
+        /// A packet arrives.
+        arr_valid_i: bool = 1,
+        /// Arrival ingress port.
+        arr_port_i: u8 = p.pw(),
+        /// Arrival priority.
+        arr_prio_i: u3 = 3,
+        /// Arrival length in cells (1..63; 0 is invalid).
+        arr_len_i: u6 = LW,
+        /// A packet departs.
+        dep_valid_i: bool = 1,
+        /// Departure ingress port.
+        dep_port_i: u8 = p.pw(),
+        /// Departure priority.
+        dep_prio_i: u3 = 3,
+        /// Departure length in cells.
+        dep_len_i: u6 = LW,
+    }
+}
+
+crate::port_group! {
+    /// Per-cycle outputs.
+    pub struct MmuOutputs<MmuParams> |p| {
+        /// Verdict for this cycle's arrival (see `Verdict`).
+        verdict_o: u3 = 3,
+        /// Queues that go OFF this cycle.
+        pause_o: Vec<bool> = (1, p.queues()),
+        /// Queues that go ON this cycle.
+        resume_o: Vec<bool> = (1, p.queues()),
+        /// OFF state of every queue (registered).
+        xoff_o: Vec<bool> = (1, p.queues()),
+        /// Lossless shared threshold T used this cycle.
+        thr_o: u32 = p.tw(),
+        /// Lossy threshold used this cycle.
+        thr_lossy_o: u32 = p.tw(),
+        /// Shared pool size Bs.
+        shr_size_o: u32 = p.cw,
+        /// Total private occupancy (registered).
+        priv_used_o: u32 = p.cw,
+        /// Total shared occupancy S (registered).
+        shr_used_o: u32 = p.cw,
+        /// Total headroom occupancy (registered).
+        hdr_used_o: u32 = p.cw,
+        /// Lossy pool occupancy (registered).
+        lossy_used_o: u32 = p.cw,
+        /// Private occupancy per queue (registered).
+        q_priv_o: Vec<u32> = (p.cw, p.queues()),
+        /// Shared (or lossy pool) occupancy per queue (registered).
+        q_shr_o: Vec<u32> = (p.cw, p.queues()),
+        /// Headroom occupancy per queue (registered).
+        q_hdr_o: Vec<u32> = (p.cw, p.queues()),
+        /// Lossless packets dropped, saturating.
+        drop_ll_o: u32 = p.cw,
+        /// Lossy packets dropped, saturating.
+        drop_ly_o: u32 = p.cw,
+        /// Bit 0: departure longer than its queue; bit 1: zero-length arrival.
+        err_o: u8 = 2,
+        /// Illegal configuration.
+        cfg_err_o: bool = 1,
+    }
+}
+
+crate::port_group! {
+    /// The registers, named like the RTL's.
+    pub struct MmuState<MmuParams> |p| {
+        /// Private occupancy per queue.
+        priv_q: Vec<u32> = (p.cw, p.queues()),
+        /// Shared / lossy occupancy per queue.
+        shr_q: Vec<u32> = (p.cw, p.queues()),
+        /// Headroom occupancy per queue.
+        hdr_q: Vec<u32> = (p.cw, p.queues()),
+        /// OFF state per queue.
+        xoff_q: Vec<bool> = (1, p.queues()),
+        /// Total private occupancy.
+        priv_used_q: u32 = p.cw,
+        /// Total shared occupancy.
+        shr_used_q: u32 = p.cw,
+        /// Total headroom occupancy.
+        hdr_used_q: u32 = p.cw,
+        /// Lossy pool occupancy.
+        lossy_used_q: u32 = p.cw,
+        /// Lossless drop counter.
+        drop_ll_q: u32 = p.cw,
+        /// Lossy drop counter.
+        drop_ly_q: u32 = p.cw,
+    }
+}
+
+/// The verdict codes of `verdict_o`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Verdict {
+    /// No arrival.
+    None = 0,
+    /// All cells in private.
+    Private = 1,
+    /// Some cells in shared, none in headroom.
+    Shared = 2,
+    /// Some cells in headroom.
+    Headroom = 3,
+    /// Lossless drop.
+    Drop = 4,
+    /// Admitted to the lossy pool.
+    Lossy = 5,
+    /// Lossy drop.
+    LossyDrop = 6,
+    /// Zero length or illegal configuration.
+    Invalid = 7,
+}
+
+impl Verdict {
+    /// All codes, in order.
+    pub const ALL: [Verdict; 8] = [
+        Verdict::None,
+        Verdict::Private,
+        Verdict::Shared,
+        Verdict::Headroom,
+        Verdict::Drop,
+        Verdict::Lossy,
+        Verdict::LossyDrop,
+        Verdict::Invalid,
+    ];
+    /// Decodes a `verdict_o` value.
+    pub fn from_code(c: u3) -> Verdict {
+        Self::ALL[c.value() as usize]
+    }
+    /// The `verdict_o` value.
+    pub fn code(self) -> u3 {
+        u3::new(self as u8)
+    }
+}
+
+/// Functional coverage bins of the MMU (indices into [`BINS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Bin {
+    Private,
+    Shared,
+    Headroom,
+    Drop,
+    Lossy,
+    LossyDrop,
+    Invalid,
+    Pause,
+    PauseOnDrop,
+    Resume,
+    MultiResume,
+    ResumeWithoutArrival,
+    ResumeAtXonMinus1,
+    OffAtXon,
+    ThresholdZero,
+    SharedAtThreshold,
+    HeadroomFull,
+    SameQueueArrDep,
+    SharedPoolFull,
+    LossyPoolFull,
+    DropLosslessSaturated,
+    DropLossySaturated,
+    DepartureUnderflow,
+    ConfigError,
+}
+
+/// Names of the coverage bins, in [`Bin`] order.
+pub const BINS: [&str; 24] = [
+    "verdict_private",
+    "verdict_shared",
+    "verdict_headroom",
+    "verdict_drop",
+    "verdict_lossy",
+    "verdict_lossy_drop",
+    "verdict_invalid",
+    "pause",
+    "pause_on_drop",
+    "resume",
+    "resume_several_in_one_cycle",
+    "resume_without_arrival",
+    "resume_at_xon_minus_1",
+    "off_at_exactly_xon",
+    "threshold_zero_on_arrival",
+    "shared_at_exact_threshold",
+    "headroom_full",
+    "arrival_and_departure_same_queue",
+    "shared_pool_full",
+    "lossy_pool_full",
+    "drop_lossless_counter_saturated",
+    "drop_lossy_counter_saturated",
+    "departure_underflow",
+    "config_error",
+];
+
+/// `alpha * free` for `alpha = 2^k` encoded as a 4-bit signed `k`; -8 is 0.
+pub fn dt_threshold(free: u64, k: i4) -> u64 {
+    let k = k.value();
+    match k {
+        -8 => 0,
+        k if k < 0 => free >> (-k),
+        k => free << k,
+    }
+}
+
+/// Values derived from the configuration alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Derived {
+    /// Number of lossless queues.
+    pub n_lossless: u64,
+    /// Private plus headroom of all lossless queues.
+    pub reserved: u64,
+    /// Shared pool size Bs (0 when the configuration is illegal).
+    pub shared: u64,
+    /// The configuration cannot be held.
+    pub cfg_err: bool,
+}
+
+impl Derived {
+    /// Derives `Bs` and the illegal-configuration flag from `c`.
+    pub fn new(p: &MmuParams, c: &MmuConfig) -> Self {
+        let n_lossless = p.ports as u64 * c.cfg_lossless_i.count_ones() as u64;
+        let reserved = n_lossless * (c.cfg_priv_cells_i as u64 + c.cfg_hdrm_cells_i as u64);
+        let need = reserved + c.cfg_lossy_cells_i as u64;
+        let cfg_err = need > c.cfg_buf_cells_i as u64;
+        let shared = if cfg_err {
+            0
+        } else {
+            c.cfg_buf_cells_i as u64 - need
+        };
+        Derived {
+            n_lossless,
+            reserved,
+            shared,
+            cfg_err,
+        }
+    }
+}
+
+/// The MMU admission model.
+#[derive(Clone, Debug)]
+pub struct Mmu {
+    p: MmuParams,
+    c: MmuConfig,
+    d: Derived,
+    s: MmuState,
+}
+
+impl Mmu {
+    /// The configuration.
+    pub fn config(&self) -> &MmuConfig {
+        &self.c
+    }
+    /// Values derived from the configuration.
+    pub fn derived(&self) -> Derived {
+        self.d
+    }
+    /// Whether priority `prio` is lossless.
+    pub fn is_lossless(&self, prio: usize) -> bool {
+        self.c.cfg_lossless_i >> prio & 1 != 0
+    }
+
+    /// Checks every invariant of the spec; panics with the broken one.
+    pub fn assert_invariants(&self) {
+        let s = &self.s;
+        let c = &self.c;
+        let sum = |v: &[u32], f: &dyn Fn(usize) -> bool| -> u64 {
+            v.iter()
+                .enumerate()
+                .filter(|(q, _)| f(*q))
+                .map(|(_, &x)| x as u64)
+                .sum()
+        };
+        let ll = |q: usize| self.is_lossless(q % PRIOS);
+        let ly = |q: usize| !self.is_lossless(q % PRIOS);
+        assert_eq!(s.priv_used_q as u64, sum(&s.priv_q, &ll), "private total");
+        assert_eq!(s.shr_used_q as u64, sum(&s.shr_q, &ll), "shared total");
+        assert_eq!(s.hdr_used_q as u64, sum(&s.hdr_q, &ll), "headroom total");
+        assert_eq!(s.lossy_used_q as u64, sum(&s.shr_q, &ly), "lossy total");
+        for q in 0..self.p.queues() {
+            if ll(q) {
+                assert!(s.priv_q[q] <= c.cfg_priv_cells_i, "private of queue {q}");
+                assert!(s.hdr_q[q] <= c.cfg_hdrm_cells_i, "headroom of queue {q}");
+            } else {
+                assert_eq!(s.priv_q[q] + s.hdr_q[q], 0, "lossy queue {q}");
+                assert!(!s.xoff_q[q], "lossy queue {q} is OFF");
+            }
+        }
+        assert!(s.shr_used_q as u64 <= self.d.shared, "shared pool over Bs");
+        assert!(s.lossy_used_q <= c.cfg_lossy_cells_i, "lossy pool over Bl");
+        let total = s.priv_used_q as u64
+            + s.shr_used_q as u64
+            + s.hdr_used_q as u64
+            + s.lossy_used_q as u64;
+        assert!(
+            total <= c.cfg_buf_cells_i as u64,
+            "buffer over B: {total} > {}",
+            c.cfg_buf_cells_i
+        );
+    }
+}
+
+impl Block for Mmu {
+    const NAME: &'static str = "mmu";
+    type Params = MmuParams;
+    type Config = MmuConfig;
+    type Inputs = MmuInputs;
+    type Outputs = MmuOutputs;
+    type State = MmuState;
+
+    fn variants() -> Vec<MmuParams> {
+        vec![
+            MmuParams { ports: 4, cw: 16 },
+            MmuParams { ports: 2, cw: 8 },
+            MmuParams { ports: 8, cw: 16 },
+        ]
+    }
+
+    fn default_config(p: &MmuParams) -> MmuConfig {
+        // Priorities 3 and 4 lossless (the RoCE classes), the rest lossy; a
+        // quarter of the buffer for the lossy pool; a small buffer, so that
+        // thresholds, PAUSE and RESUME happen within a short run. P = 4:
+        // B = 2048, Bl = 512, phi = 8, eta = 64, Xon = 32, Bs = 960.
+        let b = (p.max() as u32).min(2048);
+        MmuConfig {
+            cfg_buf_cells_i: b,
+            cfg_lossy_cells_i: b / 4,
+            cfg_priv_cells_i: (b / 256).max(1),
+            cfg_hdrm_cells_i: (b / 32).max(2),
+            cfg_xon_cells_i: (b / 64).max(1),
+            cfg_alpha_i: i4::new(0),
+            cfg_alpha_lossy_i: i4::new(-1),
+            cfg_lossless_i: 0b0001_1000,
+        }
+    }
+
+    fn check(p: &MmuParams, c: &MmuConfig) -> Result<(), ConfigError> {
+        if !p.ports.is_power_of_two() || !(2..=16).contains(&p.ports) {
+            return Err(ConfigError::new(
+                "P",
+                format!("{} ports: must be a power of two in 2..=16", p.ports),
+            ));
+        }
+        c.to_words(p)
+            .map_err(|e| ConfigError::new(e.port, e.what.clone()))?;
+        let d = Derived::new(p, c);
+        if d.cfg_err {
+            return Err(ConfigError::new(
+                "cfg_buf_cells_i",
+                format!(
+                    "{} lossless queues x (private {} + headroom {}) = {} cells plus the lossy \
+                     pool of {} cells exceed the buffer of {} cells",
+                    d.n_lossless,
+                    c.cfg_priv_cells_i,
+                    c.cfg_hdrm_cells_i,
+                    d.reserved,
+                    c.cfg_lossy_cells_i,
+                    c.cfg_buf_cells_i
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn new(p: &MmuParams, c: &MmuConfig) -> Self {
+        Mmu {
+            p: *p,
+            c: c.clone(),
+            d: Derived::new(p, c),
+            s: MmuState::zero(p),
+        }
+    }
+
+    fn state(&self) -> &MmuState {
+        &self.s
+    }
+
+    fn bins() -> &'static [&'static str] {
+        &BINS
+    }
+
+    fn sample(&self, i: &MmuInputs, o: &MmuOutputs, hits: &mut [u64]) {
+        let mut hit = |b: Bin| hits[b as usize] += 1;
+        let v = Verdict::from_code(o.verdict_o);
+        match v {
+            Verdict::None => {}
+            Verdict::Private => hit(Bin::Private),
+            Verdict::Shared => hit(Bin::Shared),
+            Verdict::Headroom => hit(Bin::Headroom),
+            Verdict::Drop => hit(Bin::Drop),
+            Verdict::Lossy => hit(Bin::Lossy),
+            Verdict::LossyDrop => hit(Bin::LossyDrop),
+            Verdict::Invalid => hit(Bin::Invalid),
+        }
+        let s = &self.s;
+        let c = &self.c;
+        let aq = i
+            .arr_valid_i
+            .then(|| i.arr_port_i as usize * PRIOS + i.arr_prio_i.value() as usize);
+        let dq = i
+            .dep_valid_i
+            .then(|| i.dep_port_i as usize * PRIOS + i.dep_prio_i.value() as usize);
+        let pauses = o.pause_o.iter().filter(|&&x| x).count();
+        let resumes: Vec<usize> = (0..o.resume_o.len()).filter(|&q| o.resume_o[q]).collect();
+        if pauses > 0 {
+            hit(Bin::Pause);
+            if v == Verdict::Drop {
+                hit(Bin::PauseOnDrop);
+            }
+        }
+        if !resumes.is_empty() {
+            hit(Bin::Resume);
+        }
+        if resumes.len() > 1 {
+            hit(Bin::MultiResume);
+        }
+        for &q in &resumes {
+            if Some(q) != aq {
+                hit(Bin::ResumeWithoutArrival);
+            }
+            if c.cfg_xon_cells_i > 0 && s.shr_q[q] == c.cfg_xon_cells_i - 1 {
+                hit(Bin::ResumeAtXonMinus1);
+            }
+        }
+        if (0..s.xoff_q.len())
+            .any(|q| s.xoff_q[q] && s.hdr_q[q] == 0 && s.shr_q[q] == c.cfg_xon_cells_i)
+        {
+            hit(Bin::OffAtXon);
+        }
+        if let Some(q) = aq {
+            if self.is_lossless(q % PRIOS) {
+                if o.thr_o == 0 {
+                    hit(Bin::ThresholdZero);
+                }
+                if o.thr_o > 0 && s.shr_q[q] == o.thr_o {
+                    hit(Bin::SharedAtThreshold);
+                }
+                if c.cfg_hdrm_cells_i > 0 && s.hdr_q[q] == c.cfg_hdrm_cells_i {
+                    hit(Bin::HeadroomFull);
+                }
+            }
+            if aq == dq {
+                hit(Bin::SameQueueArrDep);
+            }
+        }
+        if self.d.shared > 0 && s.shr_used_q as u64 == self.d.shared {
+            hit(Bin::SharedPoolFull);
+        }
+        if c.cfg_lossy_cells_i > 0 && s.lossy_used_q == c.cfg_lossy_cells_i {
+            hit(Bin::LossyPoolFull);
+        }
+        let max = self.p.max() as u32;
+        if s.drop_ll_q == max {
+            hit(Bin::DropLosslessSaturated);
+        }
+        if s.drop_ly_q == max {
+            hit(Bin::DropLossySaturated);
+        }
+        if o.err_o & 1 != 0 {
+            hit(Bin::DepartureUnderflow);
+        }
+        if o.cfg_err_o {
+            hit(Bin::ConfigError);
+        }
+    }
+
+    fn step(&mut self, i: &MmuInputs) -> MmuOutputs {
+        let p = self.p;
+        let c = &self.c;
+        let d = self.d;
+        let cur = &self.s;
+        let mut nx = cur.clone();
+        let mut err = 0u8;
+
+        // Registered outputs: the state at the start of the cycle.
+        let mut o = MmuOutputs {
+            verdict_o: Verdict::None.code(),
+            pause_o: vec![false; p.queues()],
+            resume_o: vec![false; p.queues()],
+            xoff_o: cur.xoff_q.clone(),
+            thr_o: 0,
+            thr_lossy_o: 0,
+            shr_size_o: d.shared as u32,
+            priv_used_o: cur.priv_used_q,
+            shr_used_o: cur.shr_used_q,
+            hdr_used_o: cur.hdr_used_q,
+            lossy_used_o: cur.lossy_used_q,
+            q_priv_o: cur.priv_q.clone(),
+            q_shr_o: cur.shr_q.clone(),
+            q_hdr_o: cur.hdr_q.clone(),
+            drop_ll_o: cur.drop_ll_q,
+            drop_ly_o: cur.drop_ly_q,
+            err_o: 0,
+            cfg_err_o: d.cfg_err,
+        };
+
+        // 1. Departure: headroom first, then shared, then private.
+        if i.dep_valid_i {
+            let q = i.dep_port_i as usize * PRIOS + i.dep_prio_i.value() as usize;
+            let len = i.dep_len_i.value() as u32;
+            let have = nx.priv_q[q] + nx.shr_q[q] + nx.hdr_q[q];
+            if len > have {
+                err |= 1;
+            }
+            let rel = len.min(have);
+            let dh = rel.min(nx.hdr_q[q]);
+            let ds = (rel - dh).min(nx.shr_q[q]);
+            let dp = rel - dh - ds;
+            nx.hdr_q[q] -= dh;
+            nx.shr_q[q] -= ds;
+            nx.priv_q[q] -= dp;
+            if self.is_lossless(q % PRIOS) {
+                nx.hdr_used_q -= dh;
+                nx.shr_used_q -= ds;
+                nx.priv_used_q -= dp;
+            } else {
+                nx.lossy_used_q -= ds;
+            }
+        }
+
+        // 2. Thresholds after the departure.
+        let free = d.shared.saturating_sub(nx.shr_used_q as u64);
+        let thr = dt_threshold(free, c.cfg_alpha_i);
+        let free_l = (c.cfg_lossy_cells_i as u64).saturating_sub(nx.lossy_used_q as u64);
+        let thr_l = dt_threshold(free_l, c.cfg_alpha_lossy_i);
+        o.thr_o = thr as u32;
+        o.thr_lossy_o = thr_l as u32;
+
+        // 3. Arrival, seeing the counters after the departure.
+        let mut pause_q = None;
+        if i.arr_valid_i {
+            let q = i.arr_port_i as usize * PRIOS + i.arr_prio_i.value() as usize;
+            let len = i.arr_len_i.value() as u64;
+            let verdict = if len == 0 {
+                err |= 2;
+                Verdict::Invalid
+            } else if d.cfg_err {
+                Verdict::Invalid
+            } else if self.is_lossless(q % PRIOS) {
+                let (pv, sv, hv) = (nx.priv_q[q] as u64, nx.shr_q[q] as u64, nx.hdr_q[q] as u64);
+                let a1 = len.min(c.cfg_priv_cells_i as u64 - pv);
+                let room_s = thr.saturating_sub(sv).min(d.shared - nx.shr_used_q as u64);
+                let a2 = (len - a1).min(room_s);
+                let r2 = len - a1 - a2;
+                let dropped = r2 > c.cfg_hdrm_cells_i as u64 - hv;
+                // 4. PAUSE if the packet did not fit private + shared.
+                if !cur.xoff_q[q] && (r2 > 0 || dropped) {
+                    pause_q = Some(q);
+                }
+                if dropped {
+                    nx.drop_ll_q = (nx.drop_ll_q + 1).min(p.max() as u32);
+                    Verdict::Drop
+                } else {
+                    nx.priv_q[q] += a1 as u32;
+                    nx.shr_q[q] += a2 as u32;
+                    nx.hdr_q[q] += r2 as u32;
+                    nx.priv_used_q += a1 as u32;
+                    nx.shr_used_q += a2 as u32;
+                    nx.hdr_used_q += r2 as u32;
+                    if r2 > 0 {
+                        Verdict::Headroom
+                    } else if a2 > 0 {
+                        Verdict::Shared
+                    } else {
+                        Verdict::Private
+                    }
+                }
+            } else {
+                let sv = nx.shr_q[q] as u64;
+                let used = nx.lossy_used_q as u64;
+                if sv + len <= thr_l && used + len <= c.cfg_lossy_cells_i as u64 {
+                    nx.shr_q[q] += len as u32;
+                    nx.lossy_used_q += len as u32;
+                    Verdict::Lossy
+                } else {
+                    nx.drop_ly_q = (nx.drop_ly_q + 1).min(p.max() as u32);
+                    Verdict::LossyDrop
+                }
+            };
+            o.verdict_o = verdict.code();
+        }
+        if let Some(q) = pause_q {
+            o.pause_o[q] = true;
+            nx.xoff_q[q] = true;
+        }
+
+        // 5. RESUME: every queue OFF at the start of the cycle, headroom
+        //    empty and shared occupancy below Xon after this cycle.
+        for q in 0..p.queues() {
+            if cur.xoff_q[q] && nx.hdr_q[q] == 0 && nx.shr_q[q] < c.cfg_xon_cells_i {
+                o.resume_o[q] = true;
+                nx.xoff_q[q] = false;
+            }
+        }
+
+        o.err_o = err;
+        self.s = nx;
+        o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arrive(port: u8, prio: u8, len: u8) -> MmuInputs {
+        let mut i = MmuInputs::zero(&MmuParams::default());
+        i.arr_valid_i = true;
+        i.arr_port_i = port;
+        i.arr_prio_i = u3::new(prio);
+        i.arr_len_i = u6::new(len);
+        i
+    }
+
+    fn depart(port: u8, prio: u8, len: u8) -> MmuInputs {
+        let mut i = MmuInputs::zero(&MmuParams::default());
+        i.dep_valid_i = true;
+        i.dep_port_i = port;
+        i.dep_prio_i = u3::new(prio);
+        i.dep_len_i = u6::new(len);
+        i
+    }
+
+    fn small() -> (MmuParams, MmuConfig) {
+        let p = MmuParams::default();
+        let c = MmuConfig {
+            cfg_buf_cells_i: 1000,
+            cfg_lossy_cells_i: 100,
+            cfg_priv_cells_i: 2,
+            cfg_hdrm_cells_i: 5,
+            cfg_xon_cells_i: 3,
+            cfg_alpha_i: i4::new(0),
+            cfg_alpha_lossy_i: i4::new(0),
+            cfg_lossless_i: 0b1000,
+        };
+        (p, c)
+    }
+
+    #[test]
+    fn four_cases_of_the_seed() {
+        let (p, c) = small();
+        let mut m = Mmu::new(&p, &c);
+        // Bs = 1000 - 100 - 4 * 7 = 872
+        assert_eq!(m.derived().shared, 872);
+        let v = |o: &MmuOutputs| Verdict::from_code(o.verdict_o);
+        assert_eq!(v(&m.step(&arrive(0, 3, 2))), Verdict::Private);
+        // T = 872 - 0 = 872: the next cells go to shared.
+        assert_eq!(v(&m.step(&arrive(0, 3, 60))), Verdict::Shared);
+        m.assert_invariants();
+        // Fill until the threshold: s + a2 <= T = 872 - S.
+        let mut last = Verdict::None;
+        let mut paused = false;
+        for _ in 0..20 {
+            let o = m.step(&arrive(0, 3, 63));
+            last = v(&o);
+            paused |= o.pause_o[3];
+            m.assert_invariants();
+            if last == Verdict::Drop {
+                break;
+            }
+        }
+        assert_eq!(last, Verdict::Drop);
+        assert!(paused);
+        assert!(m.state().xoff_q[3]);
+        assert_eq!(m.state().hdr_q[3], 5.min(m.state().hdr_q[3]));
+    }
+
+    #[test]
+    fn drained_queue_resumes_without_arrivals() {
+        let (p, c) = small();
+        let mut m = Mmu::new(&p, &c);
+        for _ in 0..10 {
+            m.step(&arrive(1, 3, 63));
+        }
+        assert!(m.state().xoff_q[8 + 3]);
+        let mut resumed = false;
+        for _ in 0..40 {
+            let o = m.step(&depart(1, 3, 63));
+            m.assert_invariants();
+            if o.resume_o[8 + 3] {
+                resumed = true;
+                assert!(m.state().shr_q[8 + 3] < c.cfg_xon_cells_i);
+                break;
+            }
+        }
+        assert!(resumed);
+        assert!(!m.state().xoff_q[8 + 3]);
+    }
+
+    #[test]
+    fn thresholds_follow_the_exponent() {
+        assert_eq!(dt_threshold(1000, i4::new(-8)), 0);
+        assert_eq!(dt_threshold(1000, i4::new(-1)), 500);
+        assert_eq!(dt_threshold(1001, i4::new(-2)), 250);
+        assert_eq!(dt_threshold(1000, i4::new(0)), 1000);
+        assert_eq!(dt_threshold(1000, i4::new(7)), 128_000);
+    }
+
+    #[test]
+    fn illegal_configuration_is_rejected_and_flagged() {
+        let (p, mut c) = small();
+        c.cfg_hdrm_cells_i = 300;
+        let e = Mmu::check(&p, &c).unwrap_err();
+        assert_eq!(e.field, "cfg_buf_cells_i");
+        assert!(e.msg.contains("exceed the buffer of 1000 cells"), "{e}");
+        let mut m = Mmu::new(&p, &c);
+        let o = m.step(&arrive(0, 3, 1));
+        assert!(o.cfg_err_o);
+        assert_eq!(Verdict::from_code(o.verdict_o), Verdict::Invalid);
+    }
+
+    #[test]
+    fn departure_underflow_clamps_and_flags() {
+        let (p, c) = small();
+        let mut m = Mmu::new(&p, &c);
+        m.step(&arrive(0, 3, 4));
+        let o = m.step(&depart(0, 3, 9));
+        assert_eq!(o.err_o, 1);
+        m.assert_invariants();
+        assert_eq!(m.state().priv_used_q + m.state().shr_used_q, 0);
+    }
+}

@@ -1,0 +1,576 @@
+//! Port declarations: the one place where a block's ports are written down.
+//!
+//! A block declares each port group (configuration, per-cycle inputs,
+//! outputs, and the model's registers) once with [`port_group!`]. The macro
+//! generates the plain Rust struct the model works with and an implementation
+//! of [`PortGroup`], which describes the group as a list of [`PortDesc`]
+//! (name, width, element count) and packs it to / unpacks it from a flat
+//! buffer of 32-bit words. Everything else is derived from that description:
+//! the C++ shim and the FFI layout (by `cosim/build.rs`), the waveform
+//! variables, the mismatch reports and the text format of stimulus files.
+//!
+//! # Word layout
+//!
+//! The ports of a group are laid out in declaration order. Each port starts
+//! on a fresh 32-bit word and occupies `ceil(width * count / 32)` words, the
+//! same layout as Verilator's `CData`/`SData`/`IData`/`QData`/`VlWide`
+//! members. A vector port (`Vec<T>`) is a flattened Verilog vector: element
+//! `k` occupies bits `[k*width +: width]`, element 0 in the least significant
+//! bits.
+//!
+//! ```
+//! use model::port::{PortGroup, Shape};
+//!
+//! #[derive(Clone, Debug, PartialEq, Eq, Default)]
+//! pub struct Sizes { pub n: usize }
+//!
+//! model::port_group! {
+//!     /// Example group.
+//!     pub struct Example<Sizes> |p| {
+//!         /// A flag.
+//!         valid_i: bool = 1,
+//!         /// An index into `n` things.
+//!         idx_i: u8 = 4,
+//!         /// One 3-bit value per thing.
+//!         vals_i: Vec<u8> = (3, p.n),
+//!     }
+//! }
+//!
+//! let p = Sizes { n: 5 };
+//! let mut x = Example::zero(&p);
+//! x.valid_i = true;
+//! x.idx_i = 9;
+//! x.vals_i[4] = 7;
+//! let mut words = vec![0u32; Example::layout(&p).words];
+//! x.pack(&p, &mut words).unwrap();
+//! assert_eq!(words, vec![1, 9, 7 << 12]);
+//! assert_eq!(Example::unpack(&p, &words), x);
+//! assert_eq!(Example::ports(&p)[2].shape, Shape::vec(3, 5));
+//! ```
+
+use std::fmt;
+
+/// Bit shape of one port: `count` elements of `width` bits each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shape {
+    /// Width of one element in bits (1..=64).
+    pub width: u32,
+    /// Number of elements; 1 for a scalar port.
+    pub count: u32,
+    /// Whether the Rust type is a `Vec` (so the text form is a list).
+    pub is_vec: bool,
+}
+
+impl Shape {
+    /// A scalar port of `width` bits.
+    pub const fn scalar(width: u32) -> Self {
+        Shape {
+            width,
+            count: 1,
+            is_vec: false,
+        }
+    }
+    /// A vector port of `count` elements of `width` bits.
+    pub const fn vec(width: u32, count: usize) -> Self {
+        Shape {
+            width,
+            count: count as u32,
+            is_vec: true,
+        }
+    }
+    /// Total number of bits of the flattened Verilog vector.
+    pub const fn bits(&self) -> u32 {
+        self.width * self.count
+    }
+    /// Number of 32-bit words the port occupies.
+    pub const fn words(&self) -> usize {
+        (self.bits() as usize).div_ceil(32)
+    }
+}
+
+impl From<u32> for Shape {
+    fn from(width: u32) -> Self {
+        Shape::scalar(width)
+    }
+}
+
+impl From<(u32, usize)> for Shape {
+    fn from((width, count): (u32, usize)) -> Self {
+        Shape::vec(width, count)
+    }
+}
+
+/// Description of one port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortDesc {
+    /// The port name, identical in Rust and in the RTL.
+    pub name: &'static str,
+    /// First line of the doc comment of the declaration.
+    pub doc: &'static str,
+    /// Bit shape.
+    pub shape: Shape,
+}
+
+/// The layout of a whole group: its ports and each port's word offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The ports, in declaration order.
+    pub ports: Vec<PortDesc>,
+    /// Word offset of each port in the packed buffer.
+    pub offsets: Vec<usize>,
+    /// Total words of the packed buffer.
+    pub words: usize,
+}
+
+impl Layout {
+    /// Computes offsets for `ports` laid out one after another, word aligned.
+    pub fn new(ports: Vec<PortDesc>) -> Self {
+        let mut offsets = Vec::with_capacity(ports.len());
+        let mut words = 0;
+        for p in &ports {
+            offsets.push(words);
+            words += p.shape.words();
+        }
+        Layout {
+            ports,
+            offsets,
+            words,
+        }
+    }
+    /// The packed words of port `i` within `buf`.
+    pub fn slice<'a>(&self, buf: &'a [u32], i: usize) -> &'a [u32] {
+        &buf[self.offsets[i]..self.offsets[i] + self.ports[i].shape.words()]
+    }
+    /// Index of the port called `name`.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.ports.iter().position(|p| p.name == name)
+    }
+}
+
+/// A value that does not fit the declared shape of its port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackError {
+    /// Port name.
+    pub port: &'static str,
+    /// What was wrong.
+    pub what: String,
+}
+
+impl fmt::Display for PackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "port `{}`: {}", self.port, self.what)
+    }
+}
+
+impl std::error::Error for PackError {}
+
+/// A group of ports declared with [`port_group!`].
+pub trait PortGroup: Clone + fmt::Debug + PartialEq {
+    /// The structural parameters the shapes depend on.
+    type Params;
+    /// The ports of this group for the given parameters, in declaration order.
+    fn ports(p: &Self::Params) -> Vec<PortDesc>;
+    /// The layout (ports and offsets) for the given parameters.
+    fn layout(p: &Self::Params) -> Layout {
+        Layout::new(Self::ports(p))
+    }
+    /// Every port zero (vectors at their declared length).
+    fn zero(p: &Self::Params) -> Self;
+    /// Packs into `out` (exactly `layout(p).words` long). Fails, naming the
+    /// port, if a value does not fit its width or a vector has the wrong
+    /// length; nothing is masked silently.
+    fn pack(&self, p: &Self::Params, out: &mut [u32]) -> Result<(), PackError>;
+    /// Unpacks from a buffer produced by [`PortGroup::pack`] or by the RTL.
+    fn unpack(p: &Self::Params, words: &[u32]) -> Self;
+    /// Packs into a fresh buffer.
+    fn to_words(&self, p: &Self::Params) -> Result<Vec<u32>, PackError> {
+        let mut w = vec![0; Self::layout(p).words];
+        self.pack(p, &mut w)?;
+        Ok(w)
+    }
+}
+
+/// Writes `width` (1..=64) bits of `v` at bit offset `off` of `w`.
+#[inline]
+pub fn put_bits(w: &mut [u32], off: u32, width: u32, v: u64) {
+    let mut done = 0;
+    while done < width {
+        let bit = off + done;
+        let wi = (bit / 32) as usize;
+        let sh = bit % 32;
+        let n = (32 - sh).min(width - done);
+        let m = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let chunk = ((v >> done) as u32) & m;
+        w[wi] = (w[wi] & !(m << sh)) | (chunk << sh);
+        done += n;
+    }
+}
+
+/// Reads `width` (1..=64) bits at bit offset `off` of `w`.
+#[inline]
+pub fn get_bits(w: &[u32], off: u32, width: u32) -> u64 {
+    let mut v = 0u64;
+    let mut done = 0;
+    while done < width {
+        let bit = off + done;
+        let wi = (bit / 32) as usize;
+        let sh = bit % 32;
+        let n = (32 - sh).min(width - done);
+        let m = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        v |= (((w[wi] >> sh) & m) as u64) << done;
+        done += n;
+    }
+    v
+}
+
+/// Mask of the low `width` bits.
+#[inline]
+pub const fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+/// A scalar that can sit in a port element.
+pub trait PortScalar: Copy + fmt::Debug + PartialEq + Default {
+    /// The value as raw bits (two's complement for signed types, masked to
+    /// the type's own width).
+    fn to_bits(self) -> u64;
+    /// The value from raw bits of the port (`width` bits).
+    fn from_bits(bits: u64, width: u32) -> Self;
+    /// Whether the value is representable in `width` bits.
+    fn fits(self, width: u32) -> bool {
+        self.to_bits() & !mask(width) == 0
+    }
+}
+
+impl PortScalar for bool {
+    fn to_bits(self) -> u64 {
+        self as u64
+    }
+    fn from_bits(bits: u64, _: u32) -> Self {
+        bits & 1 != 0
+    }
+}
+
+macro_rules! scalar_native {
+    ($($t:ty),*) => {$(
+        impl PortScalar for $t {
+            fn to_bits(self) -> u64 { self as u64 }
+            fn from_bits(bits: u64, _: u32) -> Self { bits as $t }
+        }
+    )*};
+}
+scalar_native!(u8, u16, u32, u64);
+
+macro_rules! scalar_uint {
+    ($($t:ty),*) => {$(
+        impl<const B: usize> PortScalar for arbitrary_int::UInt<$t, B>
+        where arbitrary_int::UInt<$t, B>: Default
+        {
+            fn to_bits(self) -> u64 { self.value() as u64 }
+            fn from_bits(bits: u64, _: u32) -> Self {
+                Self::new((bits & mask(B as u32)) as $t)
+            }
+        }
+    )*};
+}
+scalar_uint!(u8, u16, u32, u64);
+
+macro_rules! scalar_int {
+    ($($t:ty),*) => {$(
+        impl<const B: usize> PortScalar for arbitrary_int::Int<$t, B>
+        where arbitrary_int::Int<$t, B>: Default
+        {
+            fn to_bits(self) -> u64 { (self.value() as i64 as u64) & mask(B as u32) }
+            fn from_bits(bits: u64, _: u32) -> Self {
+                let sh = 64 - B as u32;
+                Self::new((((bits << sh) as i64) >> sh) as $t)
+            }
+            fn fits(self, width: u32) -> bool { width as usize == B }
+        }
+    )*};
+}
+scalar_int!(i8, i16, i32, i64);
+
+/// A value of one port: a scalar or a `Vec` of scalars.
+pub trait PortValue: Clone + fmt::Debug + PartialEq {
+    /// The value with every element zero, at the declared length.
+    fn zero(s: Shape) -> Self;
+    /// Packs into `out` (exactly `s.words()` long, zeroed beforehand).
+    fn pack(&self, s: Shape, out: &mut [u32]) -> Result<(), String>;
+    /// Unpacks from `words`.
+    fn unpack(s: Shape, words: &[u32]) -> Self;
+}
+
+impl<T: PortScalar> PortValue for T {
+    fn zero(_: Shape) -> Self {
+        T::default()
+    }
+    #[inline]
+    fn pack(&self, s: Shape, out: &mut [u32]) -> Result<(), String> {
+        if !self.fits(s.width) {
+            return Err(format!("value {:?} does not fit in {} bits", self, s.width));
+        }
+        put_bits(out, 0, s.width, self.to_bits());
+        Ok(())
+    }
+    #[inline]
+    fn unpack(s: Shape, words: &[u32]) -> Self {
+        T::from_bits(get_bits(words, 0, s.width), s.width)
+    }
+}
+
+impl<T: PortScalar> PortValue for Vec<T> {
+    fn zero(s: Shape) -> Self {
+        vec![T::default(); s.count as usize]
+    }
+    #[inline]
+    fn pack(&self, s: Shape, out: &mut [u32]) -> Result<(), String> {
+        if self.len() != s.count as usize {
+            return Err(format!(
+                "vector has {} elements, the port holds {}",
+                self.len(),
+                s.count
+            ));
+        }
+        for (k, v) in self.iter().enumerate() {
+            if !v.fits(s.width) {
+                return Err(format!(
+                    "element {k} = {v:?} does not fit in {} bits",
+                    s.width
+                ));
+            }
+            put_bits(out, k as u32 * s.width, s.width, v.to_bits());
+        }
+        Ok(())
+    }
+    #[inline]
+    fn unpack(s: Shape, words: &[u32]) -> Self {
+        (0..s.count)
+            .map(|k| T::from_bits(get_bits(words, k * s.width, s.width), s.width))
+            .collect()
+    }
+}
+
+/// Declares a port group: a plain struct plus its [`PortGroup`] description.
+///
+/// ```text
+/// port_group! {
+///     /// Doc of the struct.
+///     pub struct Name<ParamsType> |p| {
+///         /// Doc of the port (first line shows in reports).
+///         port_name: RustType = shape_expr,
+///     }
+/// }
+/// ```
+///
+/// `shape_expr` is a width (`u32`) for a scalar or `(width, count)` for a
+/// `Vec`; it may use the parameters through the name bound by `|p|`.
+/// Field names are the RTL port (or register) names, character for character.
+#[macro_export]
+macro_rules! port_group {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident<$params:ty> |$p:ident| {
+            $(
+                #[doc = $doc:literal]
+                $(#[doc = $more:literal])*
+                $field:ident : $ty:ty = $shape:expr
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        $vis struct $name {
+            $(
+                #[doc = $doc]
+                $(#[doc = $more])*
+                pub $field: $ty,
+            )*
+        }
+
+        impl $crate::port::PortGroup for $name {
+            type Params = $params;
+
+            fn ports($p: &$params) -> Vec<$crate::port::PortDesc> {
+                let _ = $p;
+                vec![$(
+                    $crate::port::PortDesc {
+                        name: stringify!($field),
+                        doc: $doc.trim_ascii(),
+                        shape: $crate::port::Shape::from($shape),
+                    },
+                )*]
+            }
+
+            fn zero($p: &$params) -> Self {
+                let _ = $p;
+                Self {$(
+                    $field: <$ty as $crate::port::PortValue>::zero(
+                        $crate::port::Shape::from($shape)),
+                )*}
+            }
+
+            #[inline]
+            fn pack(&self, $p: &$params, out: &mut [u32])
+                -> Result<(), $crate::port::PackError>
+            {
+                let _ = $p;
+                out.fill(0);
+                let mut off = 0usize;
+                $(
+                    let s = $crate::port::Shape::from($shape);
+                    $crate::port::PortValue::pack(
+                        &self.$field, s, &mut out[off..off + s.words()],
+                    ).map_err(|what| $crate::port::PackError {
+                        port: stringify!($field), what,
+                    })?;
+                    off += s.words();
+                )*
+                let _ = off;
+                Ok(())
+            }
+
+            #[inline]
+            fn unpack($p: &$params, words: &[u32]) -> Self {
+                let _ = $p;
+                let mut off = 0usize;
+                $(
+                    let s = $crate::port::Shape::from($shape);
+                    let $field = <$ty as $crate::port::PortValue>::unpack(
+                        s, &words[off..off + s.words()]);
+                    off += s.words();
+                )*
+                let _ = off;
+                Self { $($field,)* }
+            }
+        }
+    };
+}
+
+/// Formats the packed value of one port as Verilog-style text: `8'd12`,
+/// `40'h00_0000_0abc` for wide scalars, `[3'd1, 3'd0, ...]` for vectors.
+pub fn format_value(shape: Shape, words: &[u32]) -> String {
+    let elem = |k: u32| get_bits(words, k * shape.width, shape.width);
+    let one = |v: u64| {
+        if shape.width <= 16 {
+            format!("{}'d{}", shape.width, v)
+        } else {
+            format!("{}'h{:x}", shape.width, v)
+        }
+    };
+    if shape.is_vec {
+        let items: Vec<String> = (0..shape.count).map(|k| one(elem(k))).collect();
+        format!("[{}]", items.join(", "))
+    } else {
+        one(elem(0))
+    }
+}
+
+/// Formats the packed value of one port in the stimulus-file syntax: a
+/// decimal number, or a comma-separated list in brackets for a vector.
+pub fn format_plain(shape: Shape, words: &[u32]) -> String {
+    let elem = |k: u32| get_bits(words, k * shape.width, shape.width);
+    if shape.is_vec {
+        let items: Vec<String> = (0..shape.count).map(|k| elem(k).to_string()).collect();
+        format!("[{}]", items.join(","))
+    } else {
+        elem(0).to_string()
+    }
+}
+
+/// Parses one port value in the stimulus-file syntax (decimal or `0x` hex,
+/// a bracketed list for a vector) into `out` (the port's words).
+pub fn parse_value(desc: &PortDesc, text: &str, out: &mut [u32]) -> Result<(), String> {
+    let s = desc.shape;
+    let num = |t: &str| -> Result<u64, String> {
+        let t = t.trim();
+        let r = if let Some(h) = t.strip_prefix("0x") {
+            u64::from_str_radix(&h.replace('_', ""), 16)
+        } else {
+            t.replace('_', "").parse::<u64>()
+        };
+        let v = r.map_err(|_| format!("`{t}` is not a number"))?;
+        if v & !mask(s.width) != 0 {
+            return Err(format!(
+                "{v} is outside the legal range 0..={} ({} bits)",
+                mask(s.width),
+                s.width
+            ));
+        }
+        Ok(v)
+    };
+    out.fill(0);
+    let text = text.trim();
+    if s.is_vec {
+        let inner = text
+            .strip_prefix('[')
+            .and_then(|t| t.strip_suffix(']'))
+            .ok_or_else(|| format!("expected a list like [1,2,3] of {} values", s.count))?;
+        let items: Vec<&str> = if inner.trim().is_empty() {
+            vec![]
+        } else {
+            inner.split(',').collect()
+        };
+        if items.len() != s.count as usize {
+            return Err(format!(
+                "expected {} values, found {}",
+                s.count,
+                items.len()
+            ));
+        }
+        for (k, it) in items.iter().enumerate() {
+            put_bits(out, k as u32 * s.width, s.width, num(it)?);
+        }
+    } else {
+        put_bits(out, 0, s.width, num(text)?);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_round_trip_across_words() {
+        let mut w = vec![0u32; 4];
+        put_bits(&mut w, 27, 40, 0xab_cdef_1234);
+        assert_eq!(get_bits(&w, 27, 40), 0xab_cdef_1234);
+        put_bits(&mut w, 0, 27, mask(27));
+        assert_eq!(get_bits(&w, 27, 40), 0xab_cdef_1234);
+        put_bits(&mut w, 67, 61, mask(61));
+        assert_eq!(get_bits(&w, 67, 61), mask(61));
+        assert_eq!(get_bits(&w, 27, 40), 0xab_cdef_1234);
+    }
+
+    #[test]
+    fn signed_round_trip() {
+        use arbitrary_int::i4;
+        for v in -8i8..8 {
+            let x = i4::new(v);
+            let b = PortScalar::to_bits(x);
+            assert!(b < 16);
+            assert_eq!(<i4 as PortScalar>::from_bits(b, 4), x);
+        }
+    }
+
+    #[test]
+    fn parse_rejects_out_of_range() {
+        let d = PortDesc {
+            name: "x",
+            doc: "",
+            shape: Shape::scalar(3),
+        };
+        let mut w = [0u32; 1];
+        assert!(parse_value(&d, "7", &mut w).is_ok());
+        assert_eq!(w[0], 7);
+        assert!(parse_value(&d, "8", &mut w)
+            .unwrap_err()
+            .contains("outside the legal range 0..=7"));
+        assert!(parse_value(&d, "x", &mut w).is_err());
+    }
+}

@@ -1,0 +1,490 @@
+//! Stimulus for the MMU admission block (`docs/mmu.md`).
+//!
+//! Configurations cover every runtime field over its legal range, with the
+//! edges on purpose: a buffer of exactly `2^CW - 1` cells, a shared pool of
+//! exactly zero (private + headroom + lossy filling the buffer), every alpha
+//! encoding from -8 (alpha = 0) to 7, Xon of 0 and of the whole pool, no
+//! lossless priority and all eight.
+//!
+//! Traffic is generated as *intents* and realised against a shadow golden
+//! model, the way a UVM sequence consults a reference model: a departure is
+//! "up to `n` cells of queue `q`" and becomes a legal departure of what the
+//! queue holds (a few are left raw to exercise the underflow flag). Traffic
+//! comes in phases (fill, drain, mixed) over a small set of hot queues, so
+//! queues climb to their threshold one cell at a time (exact threshold hits),
+//! spill into headroom, get dropped, pause and resume, and the 8-bit variant
+//! saturates its drop counters.
+
+use crate::Bench;
+use arbitrary_int::{i4, u3, u6};
+use model::mmu::{Mmu, MmuConfig, MmuInputs, MmuParams, PRIOS};
+use model::stim::Cycle;
+use model::{Block, PortGroup};
+use proptest::prelude::*;
+use std::ops::RangeInclusive;
+
+/// A departure length request.
+#[derive(Clone, Copy, Debug)]
+pub enum DepLen {
+    /// Up to `n` cells (what the queue holds, if less).
+    UpTo(u8),
+    /// Everything the queue holds (at most 63 cells).
+    All,
+    /// Exactly `n` cells, even beyond what the queue holds (underflow).
+    Raw(u8),
+}
+
+/// Which queue a request targets.
+#[derive(Clone, Copy, Debug)]
+pub enum Target {
+    /// This queue.
+    Queue(usize),
+    /// The queue holding the most cells (departures only).
+    Fullest,
+}
+
+/// What one cycle should do.
+#[derive(Clone, Debug)]
+pub struct Intent {
+    /// Hold reset for this cycle.
+    pub reset: bool,
+    /// An arrival of `len` cells.
+    pub arr: Option<(Target, u8)>,
+    /// A departure.
+    pub dep: Option<(Target, DepLen)>,
+}
+
+fn cfg_of(p: &MmuParams, v: CfgDraw) -> MmuConfig {
+    let max = p.max();
+    let b = match v.buf_sel {
+        0 => max,
+        1 => (v.buf % (max.min(4096) + 1)).max(1),
+        _ => 16 + v.buf % 512.min(max - 15),
+    };
+    let n_ll = p.ports as u64 * v.mask.count_ones() as u64;
+    let budget = b * v.reserved_pm / 1000;
+    let per_q = budget.checked_div(n_ll).unwrap_or(0);
+    let mut phi = per_q * v.phi_pm / 1000;
+    let mut eta = per_q - phi;
+    if v.illegal {
+        // Headroom beyond what the buffer can hold (when anything is lossless).
+        eta = max - v.buf % 4;
+        phi = phi.min(max);
+    }
+    let rest = b.saturating_sub(n_ll * (phi + eta));
+    let lossy = if v.lossy_pm == 1000 {
+        rest // shared pool of exactly zero cells
+    } else {
+        rest * v.lossy_pm / 1000
+    };
+    let bs = rest - lossy;
+    let xon = match v.xon_sel {
+        0 => 0,
+        1 => 1,
+        2 => bs.min(max),
+        3 => max,
+        _ => (v.xon % (bs / 2 + 2)).min(max),
+    };
+    MmuConfig {
+        cfg_buf_cells_i: b as u32,
+        cfg_lossy_cells_i: lossy.min(max) as u32,
+        cfg_priv_cells_i: phi.min(max) as u32,
+        cfg_hdrm_cells_i: eta.min(max) as u32,
+        cfg_xon_cells_i: xon as u32,
+        cfg_alpha_i: i4::new(v.alpha),
+        cfg_alpha_lossy_i: i4::new(v.alpha_l),
+        cfg_lossless_i: v.mask,
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct CfgDraw {
+    mask: u8,
+    buf_sel: u8,
+    buf: u64,
+    reserved_pm: u64,
+    phi_pm: u64,
+    lossy_pm: u64,
+    xon_sel: u8,
+    xon: u64,
+    alpha: i8,
+    alpha_l: i8,
+    illegal: bool,
+}
+
+/// Configurations for variant `p`.
+pub fn config_strategy(p: &MmuParams, illegal: bool) -> BoxedStrategy<MmuConfig> {
+    let p = *p;
+    let mask = prop_oneof![
+        2 => Just(0b0001_1000u8),
+        1 => Just(0xffu8),
+        1 => Just(0u8),
+        3 => any::<u8>(),
+    ];
+    let per_mille = prop_oneof![1 => Just(0u64), 1 => Just(1000u64), 4 => 0u64..=1000];
+    let alpha = prop_oneof![1 => Just(-8i8), 1 => Just(7i8), 4 => -8i8..=7, 3 => -3i8..=1];
+    let draw = (
+        mask,
+        (
+            prop_oneof![1 => Just(0u8), 1 => Just(1u8), 4 => Just(2u8)],
+            any::<u64>(),
+        ),
+        (0u64..=900, per_mille.clone(), per_mille),
+        (0u8..5, any::<u64>()),
+        (alpha.clone(), alpha),
+        if illegal {
+            proptest::bool::weighted(0.1).boxed()
+        } else {
+            Just(false).boxed()
+        },
+    )
+        .prop_map(
+            |(
+                mask,
+                (buf_sel, buf),
+                (reserved_pm, phi_pm, lossy_pm),
+                (xon_sel, xon),
+                (a, al),
+                ill,
+            )| {
+                CfgDraw {
+                    mask,
+                    buf_sel,
+                    buf,
+                    reserved_pm,
+                    phi_pm,
+                    lossy_pm,
+                    xon_sel,
+                    xon,
+                    alpha: a,
+                    alpha_l: al,
+                    illegal: ill,
+                }
+            },
+        );
+    draw.prop_map(move |d| cfg_of(&p, d)).boxed()
+}
+
+fn len_strategy() -> impl Strategy<Value = u8> {
+    prop_oneof![
+        5 => 1u8..=4,
+        3 => 1u8..=16,
+        1 => Just(63u8),
+        1 => 0u8..=63,
+    ]
+}
+
+fn target(nq: usize, hot: Vec<usize>, dep: bool) -> BoxedStrategy<Target> {
+    let mut s = vec![
+        (
+            6,
+            proptest::sample::select(hot)
+                .prop_map(Target::Queue)
+                .boxed(),
+        ),
+        (1, (0..nq).prop_map(Target::Queue).boxed()),
+    ];
+    if dep {
+        s.push((2, Just(Target::Fullest).boxed()));
+    }
+    proptest::strategy::Union::new_weighted(s).boxed()
+}
+
+fn dep_len() -> impl Strategy<Value = DepLen> {
+    prop_oneof![
+        4 => Just(DepLen::UpTo(1)),
+        4 => (1u8..=8).prop_map(DepLen::UpTo),
+        2 => Just(DepLen::All),
+        1 => (1u8..=63).prop_map(DepLen::UpTo),
+        1 => (0u8..=63).prop_map(DepLen::Raw),
+    ]
+}
+
+/// One phase: `len` cycles over the `hot` queues, with per-cycle arrival
+/// and departure probabilities.
+fn phase(
+    nq: usize,
+    hot: Vec<usize>,
+    arr_p: f64,
+    dep_p: f64,
+    len: usize,
+) -> BoxedStrategy<Vec<Intent>> {
+    let one = (
+        proptest::bool::weighted(0.0005),
+        proptest::option::weighted(arr_p, (target(nq, hot.clone(), false), len_strategy())),
+        proptest::option::weighted(dep_p, (target(nq, hot, true), dep_len())),
+    )
+        .prop_map(|(reset, arr, dep)| Intent { reset, arr, dep });
+    proptest::collection::vec(one, len..=len).boxed()
+}
+
+/// Realises intents against a shadow model into concrete inputs.
+pub fn realize(p: &MmuParams, cfg: &MmuConfig, intents: &[Intent]) -> Vec<Cycle<MmuInputs>> {
+    let mut shadow = Mmu::new(p, cfg);
+    let nq = p.queues();
+    let mut out = Vec::with_capacity(intents.len());
+    for it in intents {
+        if it.reset {
+            shadow = Mmu::new(p, cfg);
+            out.push(Cycle::Reset);
+            continue;
+        }
+        let st = shadow.state();
+        let occ = |q: usize| st.priv_q[q] + st.shr_q[q] + st.hdr_q[q];
+        let pick = |t: Target| match t {
+            Target::Queue(q) => q % nq,
+            Target::Fullest => (0..nq).max_by_key(|&q| (occ(q), q)).unwrap_or(0),
+        };
+        let mut i = MmuInputs::zero(p);
+        if let Some((t, len)) = it.arr {
+            let q = pick(t);
+            i.arr_valid_i = true;
+            i.arr_port_i = (q / PRIOS) as u8;
+            i.arr_prio_i = u3::new((q % PRIOS) as u8);
+            i.arr_len_i = u6::new(len);
+        }
+        if let Some((t, l)) = it.dep {
+            let q = pick(t);
+            let have = occ(q).min(63) as u8;
+            let len = match l {
+                DepLen::UpTo(n) => n.min(have),
+                DepLen::All => have,
+                DepLen::Raw(n) => n,
+            };
+            if len > 0 || matches!(l, DepLen::Raw(_)) {
+                i.dep_valid_i = true;
+                i.dep_port_i = (q / PRIOS) as u8;
+                i.dep_prio_i = u3::new((q % PRIOS) as u8);
+                i.dep_len_i = u6::new(len);
+            }
+        }
+        shadow.step(&i);
+        out.push(Cycle::Drive(i));
+    }
+    out
+}
+
+/// Runs of cycles for configuration `cfg`.
+pub fn cycles_strategy(
+    p: &MmuParams,
+    cfg: &MmuConfig,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<Vec<Cycle<MmuInputs>>> {
+    let p = *p;
+    let cfg = cfg.clone();
+    let nq = p.queues();
+    let lossless: Vec<usize> = (0..nq)
+        .filter(|q| cfg.cfg_lossless_i >> (q % PRIOS) & 1 != 0)
+        .collect();
+    // Hot queues: mostly lossless ones (where PFC happens), some lossy.
+    let hot_q = if lossless.is_empty() {
+        (0..nq).boxed()
+    } else {
+        let ll = lossless.clone();
+        prop_oneof![3 => (0..ll.len()).prop_map(move |k| ll[k]), 1 => 0..nq].boxed()
+    };
+    // Phases of 50..=400 cycles (by weight), each with its own hot queues
+    // and its own arrival / departure rates: fill, drain, mixed, idle.
+    let n_phases = (*len.start() / 150).max(1);
+    let one_phase = (
+        1u32..=8,
+        proptest::collection::vec(hot_q, 1..=4),
+        0u32..=10,
+        0u32..=10,
+    );
+    (
+        len,
+        proptest::collection::vec(one_phase, n_phases..=n_phases),
+    )
+        .prop_flat_map(move |(total, phases)| {
+            let weight: u32 = phases.iter().map(|ph| ph.0).sum();
+            let mut left = total;
+            let k = phases.len();
+            let strategies: Vec<BoxedStrategy<Vec<Intent>>> = phases
+                .into_iter()
+                .enumerate()
+                .map(|(j, (w, hot, a, d))| {
+                    let n = if j + 1 == k {
+                        left
+                    } else {
+                        (total * w as usize / weight as usize).min(left)
+                    };
+                    left -= n;
+                    let pr = |x: u32| (x as f64 + 0.25) / 10.5;
+                    phase(nq, hot, pr(a), pr(d), n)
+                })
+                .collect();
+            strategies
+        })
+        .prop_map(move |phases| {
+            let intents: Vec<Intent> = phases.into_iter().flatten().collect();
+            realize(&p, &cfg, &intents)
+        })
+        .boxed()
+}
+
+impl Bench for Mmu {
+    fn config_strategy(p: &MmuParams, illegal: bool) -> BoxedStrategy<MmuConfig> {
+        config_strategy(p, illegal)
+    }
+    fn cycles_strategy(
+        p: &MmuParams,
+        cfg: &MmuConfig,
+        len: RangeInclusive<usize>,
+    ) -> BoxedStrategy<Vec<Cycle<MmuInputs>>> {
+        cycles_strategy(p, cfg, len)
+    }
+}
+
+/// Directed scenarios from the seed (`seeds/001`), generated closed-loop
+/// against the golden model (an upstream that obeys PAUSE), then replayed
+/// open-loop in co-simulation.
+pub mod scenario {
+    use super::*;
+    use model::mmu::Verdict;
+    use model::stim::Stimulus;
+
+    fn drive(port: usize, prio: usize, len: u8) -> MmuInputs {
+        let mut i = MmuInputs::zero(&MmuParams::default());
+        i.arr_valid_i = true;
+        i.arr_port_i = port as u8;
+        i.arr_prio_i = u3::new(prio as u8);
+        i.arr_len_i = u6::new(len);
+        i
+    }
+
+    /// Headroom sizing, seed case 3 (`PAUSE`) and the headroom formula: one
+    /// lossless queue (port 0, priority 3), an upstream at line rate (one
+    /// cell per cycle, packets of `len` cells back to back) that keeps
+    /// sending for `d` cycles after the PAUSE, an egress that is stalled.
+    ///
+    /// `phi = 0`, `alpha = 1` and `Bs = 20 * len`: the queue takes ten
+    /// packets in shared (`s = T = Bs - s = 10 len`), the eleventh goes whole
+    /// into headroom and raises PAUSE. The headroom then has to absorb that
+    /// packet plus every packet the upstream starts within `d` cycles:
+    /// `eta_needed = len * (1 + floor(d / len))`.
+    ///
+    /// Returns the stimulus (with headroom `eta`) and `eta_needed`.
+    pub fn headroom(len: u8, d: usize, eta: u32) -> (Stimulus<Mmu>, u32) {
+        let p = MmuParams::default();
+        let l = len as u32;
+        let needed = l * (1 + (d as u32) / l);
+        let n_ll = p.ports as u32; // priority 3 only
+        let bs = 20 * l;
+        let cfg = MmuConfig {
+            cfg_buf_cells_i: bs + n_ll * eta,
+            cfg_lossy_cells_i: 0,
+            cfg_priv_cells_i: 0,
+            cfg_hdrm_cells_i: eta,
+            cfg_xon_cells_i: l,
+            cfg_alpha_i: i4::new(0),
+            cfg_alpha_lossy_i: i4::new(0),
+            cfg_lossless_i: 1 << 3,
+        };
+        let mut m = Mmu::new(&p, &cfg);
+        let mut cycles = Vec::new();
+        let mut paused_at: Option<usize> = None;
+        let mut t = 0usize;
+        // Send a packet every `len` cycles until `d` cycles after the PAUSE.
+        loop {
+            if let Some(t0) = paused_at {
+                if t > t0 + d {
+                    break;
+                }
+            }
+            let i = if t.is_multiple_of(len as usize) {
+                drive(0, 3, len)
+            } else {
+                MmuInputs::zero(&p)
+            };
+            let o = m.step(&i);
+            if o.pause_o[3] && paused_at.is_none() {
+                paused_at = Some(t);
+            }
+            cycles.push(Cycle::Drive(i));
+            t += 1;
+            assert!(t < 100_000, "no PAUSE: the scenario is mis-sized");
+        }
+        // A few idle cycles to see the final state.
+        for _ in 0..4 {
+            cycles.push(Cycle::Drive(MmuInputs::zero(&p)));
+        }
+        (
+            Stimulus {
+                params: p,
+                config: cfg,
+                cycles,
+                seed: 0x4ead,
+            },
+            needed,
+        )
+    }
+
+    /// Dynamic Threshold steady state: `n` lossless queues (priority 3 of
+    /// ports `0..n`, `n <= P`) fed round robin with one-cell packets by
+    /// upstreams that obey PAUSE, no egress. Each queue stops at its
+    /// threshold: in steady state `s = alpha * (Bs - n s)`, i.e. each settles
+    /// at `alpha * Bs / (1 + n * alpha)`.
+    pub fn dt_fill(p: MmuParams, alpha_k: i8, n: usize, bs: u32) -> Stimulus<Mmu> {
+        assert!(n <= p.ports);
+        let eta = 4;
+        let cfg = MmuConfig {
+            cfg_buf_cells_i: bs + p.ports as u32 * eta,
+            cfg_lossy_cells_i: 0,
+            cfg_priv_cells_i: 0,
+            cfg_hdrm_cells_i: eta,
+            cfg_xon_cells_i: 0,
+            cfg_alpha_i: i4::new(alpha_k),
+            cfg_alpha_lossy_i: i4::new(0),
+            cfg_lossless_i: 1 << 3,
+        };
+        let mut m = Mmu::new(&p, &cfg);
+        let mut cycles = Vec::new();
+        let mut rr = 0usize;
+        let mut off = vec![false; n];
+        while off.iter().any(|o| !o) {
+            while off[rr % n] {
+                rr += 1;
+            }
+            let port = rr % n;
+            rr += 1;
+            let mut i = drive(port, 3, 1);
+            i.arr_port_i = port as u8;
+            let o = m.step(&i);
+            if o.pause_o[port * PRIOS + 3] {
+                off[port] = true;
+            }
+            cycles.push(Cycle::Drive(i));
+            assert!(cycles.len() < 1_000_000);
+        }
+        cycles.push(Cycle::Drive(MmuInputs::zero(&p)));
+        Stimulus {
+            params: p,
+            config: cfg,
+            cycles,
+            seed: 0xd7,
+        }
+    }
+
+    /// The steady-state shared occupancy of each of `n` queues:
+    /// `alpha * Bs / (1 + n * alpha)` (real-valued).
+    pub fn dt_steady_state(alpha_k: i8, n: usize, bs: u32) -> f64 {
+        let a = 2f64.powi(alpha_k as i32);
+        a * bs as f64 / (1.0 + n as f64 * a)
+    }
+
+    /// The verdict of every cycle of `s`, from the golden model.
+    pub fn verdicts(s: &Stimulus<Mmu>) -> Vec<Verdict> {
+        let mut m = Mmu::new(&s.params, &s.config);
+        s.cycles
+            .iter()
+            .map(|c| match c {
+                Cycle::Drive(i) => Verdict::from_code(m.step(i).verdict_o),
+                Cycle::Reset => {
+                    m = Mmu::new(&s.params, &s.config);
+                    Verdict::None
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,210 @@
+//! MMU admission: equivalence of golden model and RTL, model invariants, and
+//! the directed scenarios of seed 001.
+
+mod support;
+
+use model::mmu::{Mmu, MmuOutputs, MmuParams, Verdict, PRIOS};
+use model::stim::{Cycle, Stimulus};
+use model::{Block, PortGroup};
+use proptest::prelude::*;
+use testbenches::mmu::scenario;
+
+#[test]
+fn equivalence_random() {
+    support::equivalence::<Mmu>(support::cases(256), testbenches::DEFAULT_CYCLES, true);
+}
+
+#[test]
+fn regression_files_replay() {
+    support::regressions::<Mmu>();
+}
+
+/// Steps the model through `s`, checking the spec's invariants every cycle.
+fn check_invariants(s: &Stimulus<Mmu>) -> Result<(), TestCaseError> {
+    let p = s.params;
+    let c = &s.config;
+    let mut m = Mmu::new(&p, c);
+    for (t, cyc) in s.cycles.iter().enumerate() {
+        let i = match cyc {
+            Cycle::Reset => {
+                m = Mmu::new(&p, c);
+                continue;
+            }
+            Cycle::Drive(i) => i,
+        };
+        let before = m.state().clone();
+        let o: MmuOutputs = m.step(i);
+        if !o.cfg_err_o {
+            m.assert_invariants();
+        }
+        let after = m.state();
+        for q in 0..p.queues() {
+            let lossless = c.cfg_lossless_i >> (q % PRIOS) & 1 != 0;
+            if !lossless {
+                prop_assert!(
+                    !o.pause_o[q] && !o.resume_o[q],
+                    "cycle {t}: PFC event on lossy queue {q}"
+                );
+            }
+            if o.pause_o[q] {
+                prop_assert!(!before.xoff_q[q], "cycle {t}: PAUSE of a queue already OFF");
+                prop_assert!(after.xoff_q[q]);
+            }
+            if o.resume_o[q] {
+                prop_assert!(before.xoff_q[q], "cycle {t}: RESUME of a queue that was ON");
+                // Between PAUSE and RESUME, the shared occupancy fell below Xon.
+                prop_assert!(
+                    after.shr_q[q] < c.cfg_xon_cells_i,
+                    "cycle {t}: queue {q} resumed with s = {} >= Xon = {}",
+                    after.shr_q[q],
+                    c.cfg_xon_cells_i
+                );
+                prop_assert_eq!(after.hdr_q[q], 0);
+            }
+            if before.xoff_q[q] && !o.resume_o[q] {
+                prop_assert!(
+                    after.xoff_q[q],
+                    "cycle {t}: queue {q} left OFF without RESUME"
+                );
+            }
+        }
+        // Nothing admitted past its segment: every cell accounted for.
+        let v = Verdict::from_code(o.verdict_o);
+        if matches!(v, Verdict::Drop | Verdict::LossyDrop | Verdict::Invalid) {
+            let q = i.arr_port_i as usize * PRIOS + i.arr_prio_i.value() as usize;
+            let dq = i.dep_port_i as usize * PRIOS + i.dep_prio_i.value() as usize;
+            if !(i.dep_valid_i && dq == q) {
+                prop_assert_eq!(
+                    after.priv_q[q] + after.shr_q[q] + after.hdr_q[q],
+                    before.priv_q[q] + before.shr_q[q] + before.hdr_q[q]
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(support::cases(256)))]
+
+    /// Model invariants: no segment or pool over its size, PFC events only
+    /// on lossless queues and only on state changes, RESUME below Xon.
+    #[test]
+    fn model_invariants(
+        stim in proptest::sample::select(Mmu::variants())
+            .prop_flat_map(|p| testbenches::stimulus_strategy::<Mmu>(&p, 500..=2000, false))
+    ) {
+        check_invariants(&stim)?;
+    }
+}
+
+#[test]
+fn headroom_covers_the_upstream_reaction_time() {
+    // (packet length in cells, cycles the upstream keeps sending after PAUSE)
+    for &(len, d) in &[
+        (1u8, 0usize),
+        (1, 7),
+        (4, 10),
+        (4, 12),
+        (9, 30),
+        (16, 100),
+        (63, 200),
+    ] {
+        let (_, needed) = scenario::headroom(len, d, 1000);
+        // Enough headroom: no drop, and the headroom is used to the last cell.
+        let (ok, _) = scenario::headroom(len, d, needed);
+        let v = scenario::verdicts(&ok);
+        assert!(
+            !v.contains(&Verdict::Drop),
+            "len {len} d {d}: drop with eta = {needed}"
+        );
+        assert!(v.contains(&Verdict::Headroom));
+        let mut m = Mmu::new(&ok.params, &ok.config);
+        let mut max_h = 0;
+        for c in &ok.cycles {
+            if let Cycle::Drive(i) = c {
+                m.step(i);
+                max_h = max_h.max(m.state().hdr_q[3]);
+            }
+        }
+        assert_eq!(max_h, needed, "len {len} d {d}: headroom used");
+        // One packet short: a drop.
+        let (short, _) = scenario::headroom(len, d, needed - len as u32);
+        let drops = scenario::verdicts(&short)
+            .iter()
+            .filter(|v| **v == Verdict::Drop)
+            .count();
+        assert!(
+            drops >= 1,
+            "len {len} d {d}: no drop with eta one packet short"
+        );
+        support::lockstep_or_report(&ok, &format!("headroom len {len} d {d}"));
+        support::lockstep_or_report(&short, &format!("headroom short len {len} d {d}"));
+    }
+}
+
+#[test]
+fn dynamic_threshold_steady_state() {
+    let p = MmuParams::default();
+    let bs = 3000;
+    for &alpha in &[-3i8, -1, 0, 1, 3] {
+        for n in 1..=p.ports {
+            let s = scenario::dt_fill(p, alpha, n, bs);
+            let mut m = Mmu::new(&s.params, &s.config);
+            for c in &s.cycles {
+                if let Cycle::Drive(i) = c {
+                    m.step(i);
+                }
+            }
+            let want = scenario::dt_steady_state(alpha, n, bs);
+            for port in 0..n {
+                let got = m.state().shr_q[port * PRIOS + 3] as f64;
+                assert!(
+                    (got - want).abs() <= 1.0,
+                    "alpha 2^{alpha}, n {n}: queue {port} settled at {got}, expected {want:.2}"
+                );
+            }
+            support::lockstep_or_report(&s, &format!("DT alpha 2^{alpha} n {n}"));
+        }
+    }
+}
+
+#[test]
+fn stimulus_text_round_trips() {
+    let p = MmuParams::default();
+    let s = testbenches::generate::<Mmu>(&p, 7, 300, None);
+    let text = s.to_text();
+    let back = Stimulus::<Mmu>::from_text(&text, &Mmu::variants()).unwrap();
+    assert_eq!(back.config, s.config);
+    assert_eq!(back.cycles, s.cycles);
+    assert_eq!(back.seed, 7);
+}
+
+#[test]
+fn malformed_stimulus_is_rejected_with_line_and_field() {
+    let good = testbenches::generate::<Mmu>(&MmuParams::default(), 3, 5, None).to_text();
+    let bad = format!("{good}c arr_len_i=64\n");
+    let e = Stimulus::<Mmu>::from_text(&bad, &Mmu::variants()).unwrap_err();
+    assert!(e.contains("arr_len_i=64") && e.contains("0..=63"), "{e}");
+    assert!(e.starts_with("line 11:"), "{e}");
+    let e = Stimulus::<Mmu>::from_text(
+        &format!("{good}c arr_len_i=1 arr_len_i=2\n"),
+        &Mmu::variants(),
+    )
+    .unwrap_err();
+    assert!(e.contains("given twice"), "{e}");
+    let e = Stimulus::<Mmu>::from_text(
+        &good.replace("variant p4cw16", "variant p3"),
+        &Mmu::variants(),
+    )
+    .unwrap_err();
+    assert!(e.contains("unknown variant `p3`"), "{e}");
+    let e = Stimulus::<Mmu>::from_text(
+        &good.replace("cfg_xon_cells_i=", "cfg_xoff_cells_i="),
+        &Mmu::variants(),
+    )
+    .unwrap_err();
+    assert!(e.contains("unknown port `cfg_xoff_cells_i`"), "{e}");
+    let zero = MmuOutputs::zero(&MmuParams::default());
+    assert_eq!(zero.verdict_o.value(), 0);
+}

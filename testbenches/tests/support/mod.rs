@@ -1,0 +1,147 @@
+//! Shared harness of the equivalence tests.
+
+#![allow(dead_code)]
+
+use cosim::lockstep::{self, Options, Outcome, Waves};
+use model::stim::Stimulus;
+use model::{Block, Params};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, FileFailurePersistence, TestError, TestRunner};
+use std::path::{Path, PathBuf};
+use testbenches::Bench;
+
+/// Number of cases: `PROPTEST_CASES`, else `default`.
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The workspace's `out/` directory.
+pub fn out_dir() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    root.canonicalize().unwrap_or(root).join("out")
+}
+
+fn replay_prefix() -> String {
+    "cargo run --release -p cosim --bin switchsim -- replay".into()
+}
+
+/// Runs `stim` in lockstep without waveforms; `Err` describes a mismatch.
+pub fn lockstep_quiet<B: Block>(stim: &Stimulus<B>) -> Result<u64, String> {
+    let opts = Options {
+        out_dir: out_dir(),
+        waves: Waves::Never,
+        context: 0,
+        replay: replay_prefix(),
+    };
+    match lockstep::run(stim, &opts) {
+        Ok(Outcome::Pass(s)) => Ok(s.cycles),
+        Ok(Outcome::Mismatch(m)) => Err(format!(
+            "cycle {}: {}",
+            m.cycle,
+            m.diffs
+                .first()
+                .map(|d| format!("{} expected {} actual {}", d.signal, d.expected, d.actual))
+                .or(m.rtl_error.clone())
+                .unwrap_or_default()
+        )),
+        Err(e) => Err(format!("{e:#}")),
+    }
+}
+
+/// Runs `stim` in lockstep; on a mismatch writes the repro and waveforms
+/// and panics with the full report.
+pub fn lockstep_or_report<B: Block>(stim: &Stimulus<B>, what: &str) {
+    let opts = Options {
+        out_dir: out_dir().join("tests"),
+        waves: Waves::OnMismatch,
+        context: 8,
+        replay: replay_prefix(),
+    };
+    match lockstep::run(stim, &opts) {
+        Ok(Outcome::Pass(_)) => {}
+        Ok(Outcome::Mismatch(m)) => panic!("{what}:\n{m}"),
+        Err(e) => panic!("{what}: {e:#}"),
+    }
+}
+
+/// The equivalence property: for `cases` random stimuli (configuration,
+/// variant and traffic from the block's strategies, `cycles` each), model
+/// and RTL agree on every output of every cycle. A failure is shrunk by
+/// proptest, cut just after its first divergent cycle, and reported with
+/// waveforms and a repro file; the proptest seed is kept in
+/// `testbenches/regressions/<block>.proptest` and replayed first next time.
+pub fn equivalence<B: Bench>(cases: u32, cycles: std::ops::RangeInclusive<usize>, illegal: bool)
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    let variants = B::variants();
+    let strategy = proptest::sample::select(variants)
+        .prop_flat_map(move |p| testbenches::stimulus_strategy::<B>(&p, cycles.clone(), illegal));
+    let persistence: &'static str = Box::leak(
+        format!(
+            "{}/regressions/{}.proptest",
+            env!("CARGO_MANIFEST_DIR"),
+            B::NAME
+        )
+        .into_boxed_str(),
+    );
+    let config = Config {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(persistence))),
+        max_shrink_iters: 1024,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new(config);
+    let result = runner.run(&strategy, |stim| {
+        lockstep_quiet(&stim)
+            .map(|_| ())
+            .map_err(TestCaseError::fail)
+    });
+    match result {
+        Ok(()) => {}
+        Err(TestError::Fail(why, minimal)) => {
+            // proptest shrank the generated intents; now shrink the concrete
+            // cycles (cut after the mismatch, remove chunks).
+            let minimal = lockstep::minimize(&minimal, std::time::Duration::from_secs(60));
+            lockstep_or_report(
+                &minimal,
+                &format!(
+                    "{} equivalence failed (shrunk to {} cycles, variant {})",
+                    B::NAME,
+                    minimal.cycles.len(),
+                    minimal.params.label()
+                ),
+            );
+            panic!("the shrunk case passed when re-run: {why}");
+        }
+        Err(TestError::Abort(why)) => panic!("{why}"),
+    }
+}
+
+/// Replays every repro file in `testbenches/regressions/<block>/`.
+pub fn regressions<B: Block>() -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("regressions")
+        .join(B::NAME);
+    let mut n = 0;
+    if let Ok(rd) = std::fs::read_dir(&dir) {
+        let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        files.sort();
+        for f in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "stim"))
+        {
+            let text = std::fs::read_to_string(f).unwrap();
+            let stim = Stimulus::<B>::from_text(&text, &B::variants())
+                .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            lockstep_or_report(&stim, &format!("regression {}", f.display()));
+            n += 1;
+        }
+    }
+    n
+}
