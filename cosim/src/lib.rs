@@ -7,9 +7,11 @@
 //!   cycle; the first mismatch is reported with waveforms and a repro file.
 //! - [`wave`]: the model's waveform, in the RTL waveform's hierarchy.
 
+pub mod config;
+pub mod fuzz;
 pub mod lockstep;
 pub mod rtl;
 pub mod wave;
 
-pub use lockstep::{run, Mismatch, Options, Outcome, Summary, Waves};
+pub use lockstep::{run, Coverage, Mismatch, Options, Outcome, Summary, WaveFiles, Waves};
 pub use rtl::Rtl;

@@ -14,7 +14,7 @@
 //! seed, the replay command and the waveform files.
 
 use crate::rtl::{Rtl, RtlError};
-use crate::wave::ModelWave;
+use crate::wave::{MergedWave, ModelWave};
 use anyhow::{anyhow, Context, Result};
 use model::port::{format_value, get_bits, Layout};
 use model::stim::{Cycle, Stimulus};
@@ -61,6 +61,30 @@ impl Default for Options {
     }
 }
 
+/// The waveform files of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaveFiles {
+    /// The golden model's waveform.
+    pub model: PathBuf,
+    /// Verilator's waveform of the RTL (every internal signal too).
+    pub rtl: PathBuf,
+    /// Both sides in one file (`TOP.model`, `TOP.rtl`, `TOP.mismatch`).
+    pub merged: PathBuf,
+    /// GTKWave save file opening `merged`.
+    pub gtkw: PathBuf,
+}
+
+impl WaveFiles {
+    fn in_dir(dir: &Path) -> Self {
+        WaveFiles {
+            model: dir.join("model.vcd"),
+            rtl: dir.join("rtl.vcd"),
+            merged: dir.join("merged.vcd"),
+            gtkw: dir.join("merged.gtkw"),
+        }
+    }
+}
+
 /// A passing run.
 #[derive(Clone, Debug)]
 pub struct Summary {
@@ -68,8 +92,8 @@ pub struct Summary {
     pub cycles: u64,
     /// Wall time of the compared run, seconds.
     pub secs: f64,
-    /// Waveforms written, if any: (model, rtl).
-    pub waves: Option<(PathBuf, PathBuf)>,
+    /// Waveforms written, if any.
+    pub waves: Option<WaveFiles>,
     /// Functional coverage: hits per bin, in `Block::bins()` order.
     pub coverage: Coverage,
 }
@@ -169,8 +193,8 @@ pub struct Mismatch {
     pub repro: Option<PathBuf>,
     /// Command that replays the failure.
     pub replay: String,
-    /// Waveforms (model, rtl).
-    pub waves: Option<(PathBuf, PathBuf)>,
+    /// Waveforms.
+    pub waves: Option<WaveFiles>,
     /// A note when the traced re-run did not reproduce the same failure.
     pub note: Option<String>,
 }
@@ -220,15 +244,19 @@ impl fmt::Display for Mismatch {
             writeln!(f, "  repro:      {}", r.display())?;
         }
         writeln!(f, "  replay:     {}", self.replay)?;
-        if let Some((m, r)) = &self.waves {
-            writeln!(f, "  waveforms:  {}", m.display())?;
-            writeln!(f, "              {}", r.display())?;
+        if let Some(w) = &self.waves {
+            writeln!(f, "  waveforms:  {}  (model)", w.model.display())?;
             writeln!(
                 f,
-                "  view:       gtkwave {} & gtkwave {}",
-                m.display(),
-                r.display()
+                "              {}  (rtl, with internals)",
+                w.rtl.display()
             )?;
+            writeln!(
+                f,
+                "              {}  (both, with `mismatch`)",
+                w.merged.display()
+            )?;
+            writeln!(f, "  view:       gtkwave {}", w.gtkw.display())?;
         }
         if let Some(n) = &self.note {
             writeln!(f, "  note:       {n}")?;
@@ -320,7 +348,7 @@ struct Failure {
 /// `stop`, stops `stop` cycles after a mismatch (else at it).
 fn pass<B: Block>(
     stim: &Stimulus<B>,
-    paths: Option<(&Path, &Path)>,
+    paths: Option<&WaveFiles>,
     context: usize,
     cov: &mut Coverage,
 ) -> Result<(Option<Failure>, f64)> {
@@ -329,16 +357,15 @@ fn pass<B: Block>(
     let il = B::Inputs::layout(p);
     let ol = B::Outputs::layout(p);
     let cfg_words = cfg.to_words(p).map_err(|e| anyhow!("configuration: {e}"))?;
-    let mut rtl = Rtl::<B>::new(p, cfg, stim.seed, paths.map(|(_, r)| r))?;
+    let mut rtl = Rtl::<B>::new(p, cfg, stim.seed, paths.map(|w| w.rtl.as_path()))?;
     let mut wave = match paths {
-        Some((m, _)) => Some(ModelWave::create(
-            m,
-            B::NAME,
-            &B::Config::layout(p),
-            &il,
-            &ol,
-            &B::State::layout(p),
-        )?),
+        Some(w) => {
+            let (cl, sl) = (B::Config::layout(p), B::State::layout(p));
+            Some((
+                ModelWave::create(&w.model, B::NAME, &cl, &il, &ol, &sl)?,
+                MergedWave::create(&w.merged, B::NAME, &cl, &il, &ol, &sl)?,
+            ))
+        }
         None => None,
     };
     let mut model = B::new(p, cfg);
@@ -402,10 +429,24 @@ fn pass<B: Block>(
             Ok(act) => (act == exp.as_slice(), None),
             Err(RtlError(e)) => (false, Some(e)),
         };
-        if let Some(w) = wave.as_mut() {
-            w.cycle(reset, &cfg_words, &in_words, &exp, &state_words)?;
-        }
         let compared = n >= 1;
+        if let Some((w, mw)) = wave.as_mut() {
+            w.cycle(reset, &cfg_words, &in_words, &exp, &state_words)?;
+            let act = if rtl_err.is_some() {
+                &exp[..]
+            } else {
+                rtl.outputs()
+            };
+            mw.cycle(
+                reset,
+                &cfg_words,
+                &in_words,
+                &exp,
+                &state_words,
+                act,
+                compared,
+            )?;
+        }
         if failure.is_none() && compared && !equal {
             let diffs = if rtl_err.is_some() {
                 vec![]
@@ -428,8 +469,9 @@ fn pass<B: Block>(
     let secs = t0.elapsed().as_secs_f64();
     rtl.flush();
     drop(rtl);
-    if let Some(w) = wave {
+    if let Some((w, mw)) = wave {
         w.finish()?;
+        mw.finish(B::NAME)?;
     }
     Ok((failure, secs))
 }
@@ -441,24 +483,18 @@ pub fn run<B: Block>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
     let label = stim.params.label();
     let tag = format!("{}-{}-seed{}", B::NAME, label, stim.seed);
     let dir = opts.out_dir.join(&tag);
-    let model_vcd = dir.join("model.vcd");
-    let rtl_vcd = dir.join("rtl.vcd");
+    let files = WaveFiles::in_dir(&dir);
     if opts.waves == Waves::Always {
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let traced = opts.waves == Waves::Always;
     let mut coverage = Coverage::of::<B>();
-    let (fail, secs) = pass(
-        stim,
-        traced.then_some((model_vcd.as_path(), rtl_vcd.as_path())),
-        opts.context,
-        &mut coverage,
-    )?;
+    let (fail, secs) = pass(stim, traced.then_some(&files), opts.context, &mut coverage)?;
     let Some(fail) = fail else {
         return Ok(Outcome::Pass(Summary {
             cycles: stim.cycles.len() as u64,
             secs,
-            waves: traced.then(|| (model_vcd.clone(), rtl_vcd.clone())),
+            waves: traced.then(|| files.clone()),
             coverage,
         }));
     };
@@ -486,12 +522,7 @@ pub fn run<B: Block>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
     m.replay = format!("{} {}", opts.replay, repro.display());
     m.repro = Some(repro);
     if !traced {
-        let (again, _) = pass(
-            stim,
-            Some((model_vcd.as_path(), rtl_vcd.as_path())),
-            opts.context,
-            &mut Coverage::of::<B>(),
-        )?;
+        let (again, _) = pass(stim, Some(&files), opts.context, &mut Coverage::of::<B>())?;
         match again {
             Some(f) if f.cycle == m.cycle => {}
             Some(f) => {
@@ -510,7 +541,7 @@ pub fn run<B: Block>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
             }
         }
     }
-    m.waves = Some((model_vcd, rtl_vcd));
+    m.waves = Some(files);
     Ok(Outcome::Mismatch(Box::new(m)))
 }
 

@@ -1,13 +1,20 @@
 //! `switchsim`: lockstep co-simulation of the golden models and the RTL.
+//!
+//! Exit codes: 0 model and RTL agree, 1 a mismatch (or, with
+//! `--require-coverage`, a coverage bin never hit), 2 bad input (arguments,
+//! configuration, stimulus file, missing tool).
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
-use cosim::lockstep::{self, Options, Outcome, Waves};
+use cosim::fuzz::{self, FuzzOptions};
+use cosim::lockstep::{self, Coverage, Options, Outcome, WaveFiles, Waves};
 use model::mmu::Mmu;
 use model::stim::Stimulus;
 use model::{Block, Params};
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 use testbenches::Bench;
 
 /// Blocks with a golden model and RTL, in the order `all` runs them.
@@ -19,7 +26,7 @@ macro_rules! with_block {
         match $name {
             "mmu" => $f::<Mmu>($($arg),*),
             other => Err(anyhow!(
-                "unknown block `{other}` (known: {})", BLOCKS.join(", ")
+                "unknown block `{other}` (known: {}, all)", BLOCKS.join(", ")
             )),
         }
     };
@@ -29,7 +36,8 @@ macro_rules! with_block {
 #[command(
     name = "switchsim",
     version,
-    about = "Co-simulate the switch-ASIC golden models against their Verilog RTL, cycle by cycle."
+    about = "Co-simulate the switch-ASIC golden models against their Verilog RTL, cycle by cycle.",
+    after_help = "Exit codes: 0 agree, 1 mismatch (or uncovered bin with --require-coverage), 2 bad input."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -38,15 +46,21 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run a seeded random co-simulation of a block.
+    /// Lockstep co-simulation of a block (or all) on seeded random traffic.
     Run {
-        /// Block to simulate.
+        /// Block to simulate, or `all`.
         #[arg(default_value = "mmu")]
         block: String,
         /// Structural variant (see `switchsim list`); default: the block's first.
         #[arg(long)]
         variant: Option<String>,
-        /// Seed of the stimulus (and of the RTL's random initial state).
+        /// Configuration file (TOML); default: the block's default configuration.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Draw the configuration from the seed too.
+        #[arg(long, conflicts_with = "config")]
+        random_config: bool,
+        /// Seed of the traffic (and of the RTL's random initial state).
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Cycles to run.
@@ -58,27 +72,107 @@ enum Cmd {
         /// After a passing run, write waveforms of its first N cycles (0: none).
         #[arg(long, default_value_t = 0)]
         vcd_cycles: usize,
-        /// Draw the configuration from the seed too, instead of the block's default.
+        /// Print a machine-readable summary (JSON) instead of text.
         #[arg(long)]
-        random_config: bool,
+        json: bool,
     },
-    /// Re-run a repro file (written on a mismatch) and write its waveforms.
+    /// Fuzz: many seeded random cases (variant, configuration, traffic) against a budget.
+    Fuzz {
+        /// Block to fuzz, or `all` (the budget is split between blocks).
+        #[arg(default_value = "all")]
+        block: String,
+        /// Number of cases (of this shard).
+        #[arg(long)]
+        cases: Option<u64>,
+        /// Time budget, e.g. `90s`, `5m`.
+        #[arg(long, value_parser = parse_duration)]
+        time: Option<Duration>,
+        /// Cycles per case.
+        #[arg(long, default_value_t = 2000)]
+        cycles: usize,
+        /// Base seed of the campaign.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Run only shard I of N (`I/N`, 0-based): N jobs share one campaign without overlap.
+        #[arg(long, value_parser = parse_shard, default_value = "0/1")]
+        shard: (u64, u64),
+        /// Fail (exit 1) if a coverage bin is never hit.
+        #[arg(long)]
+        require_coverage: bool,
+        /// Output directory.
+        #[arg(long, default_value = "out")]
+        out: PathBuf,
+        /// Print a machine-readable summary (JSON).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-run a repro file deterministically and write its waveforms.
     Replay {
-        /// The repro file.
+        /// The repro file (written on a mismatch, or by hand).
         file: PathBuf,
         /// Output directory.
         #[arg(long, default_value = "out")]
         out: PathBuf,
     },
-    /// List the blocks and their verilated variants.
+    /// Run a named directed scenario from the source documents and write its waveforms.
+    Trace {
+        /// Block.
+        block: String,
+        /// Scenario name; omit to list the block's scenarios.
+        scenario: Option<String>,
+        /// Output directory.
+        #[arg(long, default_value = "out/trace")]
+        out: PathBuf,
+    },
+    /// Print a block's default configuration as TOML (a starting point for --config).
+    Config {
+        /// Block.
+        block: String,
+        /// Variant.
+        #[arg(long)]
+        variant: Option<String>,
+    },
+    /// List the blocks, their verilated variants and scenarios.
     List,
-    /// Lint every RTL block, for every verilated variant, with
-    /// `verilator --lint-only -Wall`.
+    /// Lint every RTL block, for every verilated variant, with `verilator --lint-only -Wall`.
     Lint {
         /// The RTL directory.
         #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../rtl"))]
         rtl: PathBuf,
     },
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let (num, mul) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60.0)
+    } else if let Some(n) = s.strip_suffix('h') {
+        (n, 3600.0)
+    } else {
+        (s, 1.0)
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration (e.g. 90s, 5m)"))?;
+    if v < 0.0 || !v.is_finite() {
+        return Err(format!("`{s}` is not a duration"));
+    }
+    Ok(Duration::from_secs_f64(v * mul))
+}
+
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let (i, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("`{s}`: expected I/N, e.g. 0/4"))?;
+    let i: u64 = i.parse().map_err(|_| format!("`{s}`: I is not a number"))?;
+    let n: u64 = n.parse().map_err(|_| format!("`{s}`: N is not a number"))?;
+    if n == 0 || i >= n {
+        return Err(format!("`{s}`: need 0 <= I < N"));
+    }
+    Ok((i, n))
 }
 
 fn variant_of<B: Block>(label: Option<&str>) -> Result<B::Params> {
@@ -96,20 +190,38 @@ fn variant_of<B: Block>(label: Option<&str>) -> Result<B::Params> {
     }
 }
 
-fn opts(out: PathBuf, waves: Waves) -> Options {
+/// How to invoke this binary again: the path it was started with.
+fn replay_prefix() -> String {
+    format!(
+        "{} replay",
+        std::env::args()
+            .next()
+            .unwrap_or_else(|| "switchsim".into())
+    )
+}
+
+fn opts(out: &Path, waves: Waves) -> Options {
     Options {
-        out_dir: out,
+        out_dir: out.to_path_buf(),
         waves,
         context: 8,
-        replay: format!("{} replay", replay_prefix()),
+        replay: replay_prefix(),
     }
 }
 
-/// How to invoke this binary again: the path it was started with.
-fn replay_prefix() -> String {
-    std::env::args()
-        .next()
-        .unwrap_or_else(|| "switchsim".into())
+fn print_waves(w: &WaveFiles) {
+    println!("  {}  (model)", w.model.display());
+    println!("  {}  (rtl, with internals)", w.rtl.display());
+    println!("  {}  (both, with `mismatch`)", w.merged.display());
+    println!("  view: gtkwave {}", w.gtkw.display());
+}
+
+fn print_coverage(c: &Coverage) {
+    print!("{c}");
+    let holes = c.holes();
+    if !holes.is_empty() {
+        println!("never hit: {}", holes.join(", "));
+    }
 }
 
 fn report(outcome: &Outcome, what: &str) -> u8 {
@@ -121,9 +233,10 @@ fn report(outcome: &Outcome, what: &str) -> u8 {
                 s.cycles,
                 s.rate()
             );
-            print!("{}", s.coverage);
-            if let Some((m, r)) = &s.waves {
-                println!("waveforms: {}\n           {}", m.display(), r.display());
+            print_coverage(&s.coverage);
+            if let Some(w) = &s.waves {
+                println!("waveforms:");
+                print_waves(w);
             }
             0
         }
@@ -132,49 +245,6 @@ fn report(outcome: &Outcome, what: &str) -> u8 {
             1
         }
     }
-}
-
-fn cmd_run<B: Bench>(
-    variant: Option<&str>,
-    seed: u64,
-    cycles: usize,
-    out: PathBuf,
-    vcd_cycles: usize,
-    random_config: bool,
-) -> Result<u8>
-where
-    B::Params: 'static,
-    B::Config: 'static,
-    B::Inputs: 'static,
-{
-    let p = variant_of::<B>(variant)?;
-    let default = B::default_config(&p);
-    let stim = testbenches::generate::<B>(&p, seed, cycles, (!random_config).then_some(&default));
-    B::check(&p, &stim.config)?;
-    println!("{}", config_line::<B>(&p, &stim.config));
-    let what = format!("{} {} seed {}", B::NAME, p.label(), seed);
-    let outcome = lockstep::run(&stim, &opts(out.clone(), Waves::OnMismatch))?;
-    let code = report(&outcome, &what);
-    if code == 0 && vcd_cycles > 0 {
-        let mut head = stim.clone();
-        head.cycles.truncate(vcd_cycles);
-        match lockstep::run(&head, &opts(out, Waves::Always))? {
-            Outcome::Pass(s) => {
-                let (m, r) = s.waves.expect("traced run writes waveforms");
-                println!(
-                    "waveforms of the first {} cycles:\n  {}\n  {}",
-                    head.cycles.len(),
-                    m.display(),
-                    r.display()
-                );
-            }
-            Outcome::Mismatch(m) => {
-                print!("{m}");
-                return Ok(1);
-            }
-        }
-    }
-    Ok(code)
 }
 
 /// The configuration as one `config name=value ...` line.
@@ -188,7 +258,7 @@ fn config_line<B: Block>(p: &B::Params, c: &B::Config) -> String {
         .map(|(k, d)| {
             format!(
                 "{}={}",
-                d.name,
+                cosim::config::short(d.name),
                 model::port::format_plain(d.shape, l.slice(&w, k))
             )
         })
@@ -196,20 +266,224 @@ fn config_line<B: Block>(p: &B::Params, c: &B::Config) -> String {
     format!("config {}", parts.join(" "))
 }
 
-fn cmd_replay<B: Bench>(text: &str, out: PathBuf) -> Result<u8> {
+struct RunArgs<'a> {
+    variant: Option<&'a str>,
+    config: Option<&'a Path>,
+    random_config: bool,
+    seed: u64,
+    cycles: usize,
+    out: &'a Path,
+    vcd_cycles: usize,
+    json: bool,
+}
+
+fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8>
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    let (p, cfg) = match a.config {
+        Some(path) => {
+            let (p, c) = cosim::config::load::<B>(path)?;
+            if let Some(v) = a.variant {
+                if v != p.label() {
+                    bail!(
+                        "--variant {v} disagrees with variant = \"{}\" in {}",
+                        p.label(),
+                        path.display()
+                    );
+                }
+            }
+            (p, Some(c))
+        }
+        None => {
+            let p = variant_of::<B>(a.variant)?;
+            let c = (!a.random_config).then(|| B::default_config(&p));
+            (p, c)
+        }
+    };
+    let stim = testbenches::generate::<B>(&p, a.seed, a.cycles, cfg.as_ref());
+    B::check(&p, &stim.config)?;
+    let what = format!("{} {} seed {}", B::NAME, p.label(), a.seed);
+    let outcome = lockstep::run(&stim, &opts(a.out, Waves::OnMismatch))?;
+    let mut waves = None;
+    if matches!(outcome, Outcome::Pass(_)) && a.vcd_cycles > 0 {
+        let mut head = stim.clone();
+        head.cycles.truncate(a.vcd_cycles);
+        if let Outcome::Pass(s) = lockstep::run(&head, &opts(a.out, Waves::Always))? {
+            waves = s.waves;
+        }
+    }
+    if a.json {
+        let body = match &outcome {
+            Outcome::Pass(s) => format!(
+                "{{\"block\": {}, \"variant\": {}, \"seed\": {}, \"cycles\": {}, \"seconds\": {:.3}, \
+                 \"cycles_per_second\": {:.0}, \"passed\": true, \"coverage\": {}, \"holes\": [{}], \
+                 \"merged_vcd\": {}}}",
+                fuzz::json_str(B::NAME),
+                fuzz::json_str(&p.label()),
+                a.seed,
+                s.cycles,
+                s.secs,
+                s.rate(),
+                fuzz::coverage_json(&s.coverage),
+                s.coverage
+                    .holes()
+                    .iter()
+                    .map(|h| fuzz::json_str(h))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                waves
+                    .as_ref()
+                    .map_or("null".into(), |w| fuzz::json_str(&w.merged.display().to_string()))
+            ),
+            Outcome::Mismatch(m) => format!(
+                "{{\"block\": {}, \"passed\": false, \"mismatch\": {}}}",
+                fuzz::json_str(B::NAME),
+                fuzz::mismatch_json(m)
+            ),
+        };
+        println!("{body}");
+        return Ok(u8::from(outcome.mismatch().is_some()));
+    }
+    println!("{}", config_line::<B>(&p, &stim.config));
+    let code = report(&outcome, &what);
+    if let Some(w) = waves {
+        println!(
+            "waveforms of the first {} cycles:",
+            a.vcd_cycles.min(a.cycles)
+        );
+        print_waves(&w);
+    }
+    Ok(code)
+}
+
+struct FuzzArgs {
+    o: FuzzOptions,
+    require_coverage: bool,
+    json: bool,
+}
+
+fn cmd_fuzz<B: Bench>(a: &FuzzArgs) -> Result<u8>
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    let tty = std::io::stderr().is_terminal();
+    let mut last_line = std::time::Instant::now();
+    let r = fuzz::fuzz::<B>(&a.o, |p| {
+        let rate = p.cycles as f64 / p.elapsed.as_secs_f64().max(1e-9);
+        let line = format!(
+            "[{}] {} cases  {} cycles  {:.0}k cycles/s  coverage {}/{}  {:.0}s",
+            B::NAME,
+            p.cases,
+            p.cycles,
+            rate / 1e3,
+            p.covered.0,
+            p.covered.1,
+            p.elapsed.as_secs_f64()
+        );
+        if tty {
+            eprint!("\r{line}   ");
+        } else if last_line.elapsed() >= Duration::from_secs(10) {
+            last_line = std::time::Instant::now();
+            eprintln!("{line}");
+        }
+        let _ = std::io::stderr().flush();
+    })?;
+    if tty {
+        eprintln!();
+    }
+    let holes = r.coverage.holes();
+    let failed = r.failure.is_some() || (a.require_coverage && !holes.is_empty());
+    if a.json {
+        println!("{}", fuzz::report_json(&r));
+    } else {
+        match &r.failure {
+            None => println!(
+                "PASS fuzz {} shard {}/{} seed {}: {} cases, {} cycles, {:.1}s ({:.0} cycles/s)",
+                B::NAME,
+                r.shard.0,
+                r.shard.1,
+                r.base_seed,
+                r.cases,
+                r.cycles,
+                r.secs,
+                r.cycles as f64 / r.secs.max(1e-9)
+            ),
+            Some(m) => {
+                println!("FAIL fuzz {} after {} cases (shrunk):", B::NAME, r.cases);
+                print!("{m}");
+            }
+        }
+        print_coverage(&r.coverage);
+        if a.require_coverage && !holes.is_empty() {
+            println!(
+                "FAIL coverage: {} bin(s) never hit over the budget: {}",
+                holes.len(),
+                holes.join(", ")
+            );
+        }
+    }
+    Ok(u8::from(failed))
+}
+
+fn cmd_replay<B: Bench>(text: &str, out: &Path) -> Result<u8> {
     let stim = Stimulus::<B>::from_text(text, &B::variants()).map_err(|e| anyhow!(e))?;
     let what = format!("{} {} replay", B::NAME, stim.params.label());
     let outcome = lockstep::run(&stim, &opts(out, Waves::Always))?;
     Ok(report(&outcome, &what))
 }
 
-fn list_block<B: Block>() -> Result<u8> {
-    let labels: Vec<String> = B::variants().iter().map(|v| v.label()).collect();
-    println!("{:<10} {}", B::NAME, labels.join(" "));
+fn cmd_trace<B: Bench>(name: Option<&str>, out: &Path) -> Result<u8> {
+    let all = B::scenarios();
+    let Some(name) = name else {
+        for s in &all {
+            println!("{:<20} {}", s.name, s.about);
+        }
+        return Ok(0);
+    };
+    let s = all.iter().find(|s| s.name == name).ok_or_else(|| {
+        let known: Vec<&str> = all.iter().map(|s| s.name).collect();
+        anyhow!(
+            "unknown scenario `{name}` of {} (known: {})",
+            B::NAME,
+            known.join(", ")
+        )
+    })?;
+    let stim = (s.build)();
+    println!("{}: {}", s.name, s.about);
+    println!("{}", config_line::<B>(&stim.params, &stim.config));
+    let dir = out.join(format!("{}-{}", B::NAME, s.name));
+    let outcome = lockstep::run(&stim, &opts(&dir, Waves::Always))?;
+    std::fs::write(dir.join("scenario.stim"), stim.to_text())?;
+    Ok(report(&outcome, &format!("{} trace {}", B::NAME, s.name)))
+}
+
+fn cmd_config<B: Block>(variant: Option<&str>) -> Result<u8> {
+    let p = variant_of::<B>(variant)?;
+    print!(
+        "{}",
+        cosim::config::to_toml::<B>(&p, &B::default_config(&p))
+    );
     Ok(0)
 }
 
-fn lint_block<B: Block>(rtl: &std::path::Path, failed: &mut usize) -> Result<u8> {
+fn list_block<B: Bench>() -> Result<u8> {
+    let labels: Vec<String> = B::variants().iter().map(|v| v.label()).collect();
+    let scen: Vec<&str> = B::scenarios().iter().map(|s| s.name).collect();
+    println!(
+        "{:<10} variants: {:<28} scenarios: {}",
+        B::NAME,
+        labels.join(" "),
+        scen.join(" ")
+    );
+    Ok(0)
+}
+
+fn lint_block<B: Block>(rtl: &Path, failed: &mut usize) -> Result<u8> {
     let file = rtl.join(format!("{}.v", B::NAME));
     let mut prims: Vec<PathBuf> = std::fs::read_dir(rtl)
         .with_context(|| format!("cannot read {}", rtl.display()))?
@@ -242,28 +516,86 @@ fn lint_block<B: Block>(rtl: &std::path::Path, failed: &mut usize) -> Result<u8>
     Ok(0)
 }
 
+fn blocks_of(name: &str) -> Vec<&str> {
+    if name == "all" {
+        BLOCKS.to_vec()
+    } else {
+        vec![name]
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let r = match cli.cmd {
+    let r: Result<u8> = match cli.cmd {
         Cmd::Run {
             block,
             variant,
+            config,
+            random_config,
             seed,
             cycles,
             out,
             vcd_cycles,
-            random_config,
-        } => with_block!(
-            block.as_str(),
-            cmd_run(
-                variant.as_deref(),
+            json,
+        } => (|| {
+            let a = RunArgs {
+                variant: variant.as_deref(),
+                config: config.as_deref(),
+                random_config,
                 seed,
                 cycles,
-                out,
+                out: &out,
                 vcd_cycles,
-                random_config
-            )
-        ),
+                json,
+            };
+            if block == "all" && (a.variant.is_some() || a.config.is_some()) {
+                bail!("--variant and --config name one block; not valid with `all`");
+            }
+            let mut worst = 0;
+            for b in blocks_of(&block) {
+                worst = worst.max(with_block!(b, cmd_run(&a))?);
+            }
+            Ok(worst)
+        })(),
+        Cmd::Fuzz {
+            block,
+            cases,
+            time,
+            cycles,
+            seed,
+            shard,
+            require_coverage,
+            out,
+            json,
+        } => (|| {
+            let blocks = blocks_of(&block);
+            if cases.is_none() && time.is_none() {
+                bail!("give a budget: --cases N and/or --time DURATION");
+            }
+            let share = time.map(|t| t / blocks.len() as u32);
+            let mut worst = 0;
+            for b in blocks {
+                let a = FuzzArgs {
+                    o: FuzzOptions {
+                        cases,
+                        time: share,
+                        cycles,
+                        base_seed: seed,
+                        shard,
+                        out_dir: out.clone(),
+                        replay: replay_prefix(),
+                        shrink: Duration::from_secs(60),
+                    },
+                    require_coverage,
+                    json,
+                };
+                worst = worst.max(with_block!(b, cmd_fuzz(&a))?);
+                if worst == 1 && !require_coverage {
+                    break;
+                }
+            }
+            Ok(worst)
+        })(),
         Cmd::Replay { file, out } => (|| {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
@@ -272,9 +604,17 @@ fn main() -> ExitCode {
                 .find_map(|l| l.trim().strip_prefix("block "))
                 .map(|s| s.trim().to_string())
                 .ok_or_else(|| anyhow!("{}: no `block` line", file.display()))?;
-            with_block!(block.as_str(), cmd_replay(&text, out))
+            with_block!(block.as_str(), cmd_replay(&text, &out))
                 .with_context(|| format!("{}", file.display()))
         })(),
+        Cmd::Trace {
+            block,
+            scenario,
+            out,
+        } => with_block!(block.as_str(), cmd_trace(scenario.as_deref(), &out)),
+        Cmd::Config { block, variant } => {
+            with_block!(block.as_str(), cmd_config(variant.as_deref()))
+        }
         Cmd::Lint { rtl } => (|| {
             let mut failed = 0;
             for b in BLOCKS {

@@ -201,3 +201,169 @@ impl ModelWave {
         Ok(self.path)
     }
 }
+
+/// One waveform with both sides: the configuration, clock, reset and inputs
+/// once under `TOP`, the model's outputs and registers under `TOP.model`,
+/// the RTL's outputs under `TOP.rtl`, and `TOP.mismatch`, high in every cycle
+/// whose outputs differ (so it rises at the first divergent cycle).
+pub struct MergedWave {
+    w: Writer<BufWriter<File>>,
+    path: PathBuf,
+    clk: IdCode,
+    rst: IdCode,
+    mismatch: IdCode,
+    cfg: Signals,
+    inp: Signals,
+    model: Signals,
+    state: Signals,
+    rtl: Signals,
+    n: u64,
+    first_mismatch: Option<u64>,
+}
+
+impl MergedWave {
+    /// Creates `path`.
+    pub fn create(
+        path: &Path,
+        block: &str,
+        cfg: &Layout,
+        inp: &Layout,
+        out: &Layout,
+        state: &Layout,
+    ) -> Result<Self> {
+        let mut w = open(
+            path,
+            &format!("golden model and RTL of `{block}`, merged (switchsim)"),
+        )?;
+        w.add_module("TOP")?;
+        let mismatch = w.add_wire(1, "mismatch")?;
+        let clk = w.add_wire(1, "clk_i")?;
+        let rst = w.add_wire(1, "rst_ni")?;
+        let cfg = Signals::declare(&mut w, cfg)?;
+        let inp = Signals::declare(&mut w, inp)?;
+        w.add_module("model")?;
+        let model = Signals::declare(&mut w, out)?;
+        let state = Signals::declare(&mut w, state)?;
+        w.upscope()?;
+        w.add_module("rtl")?;
+        let rtl = Signals::declare(&mut w, out)?;
+        w.upscope()?;
+        w.upscope()?;
+        w.enddefinitions()?;
+        Ok(MergedWave {
+            w,
+            path: path.to_path_buf(),
+            clk,
+            rst,
+            mismatch,
+            cfg,
+            inp,
+            model,
+            state,
+            rtl,
+            n: 0,
+            first_mismatch: None,
+        })
+    }
+
+    /// Records one cycle of both sides.
+    #[allow(clippy::too_many_arguments)]
+    pub fn cycle(
+        &mut self,
+        reset: bool,
+        cfg: &[u32],
+        inp: &[u32],
+        model_out: &[u32],
+        state: &[u32],
+        rtl_out: &[u32],
+        compared: bool,
+    ) -> Result<()> {
+        let t = self.n * UNITS_PER_CYCLE;
+        let differ = compared && model_out != rtl_out;
+        if differ && self.first_mismatch.is_none() {
+            self.first_mismatch = Some(self.n);
+        }
+        let w = &mut self.w;
+        w.timestamp(t)?;
+        w.change_scalar(self.clk, self.n > 0)?;
+        w.change_scalar(self.rst, !reset)?;
+        w.change_scalar(self.mismatch, differ)?;
+        self.cfg.emit(w, cfg)?;
+        self.inp.emit(w, inp)?;
+        self.model.emit(w, model_out)?;
+        self.state.emit(w, state)?;
+        self.rtl.emit(w, rtl_out)?;
+        w.timestamp(t + UNITS_PER_CYCLE / 2)?;
+        w.change_scalar(self.clk, false)?;
+        self.n += 1;
+        Ok(())
+    }
+
+    /// Flushes the file and writes the GTKWave save file next to it
+    /// (`<name>.gtkw`): mismatch on top, clock, reset, the inputs, then each
+    /// output as a model / RTL pair, the model's registers last; the marker
+    /// and the view on the first divergent cycle, if any.
+    pub fn finish(mut self, block: &str) -> Result<(PathBuf, PathBuf)> {
+        self.w.timestamp(self.n * UNITS_PER_CYCLE)?;
+        self.w.flush()?;
+        let gtkw = self.path.with_extension("gtkw");
+        let vcd_name = self
+            .path
+            .canonicalize()
+            .unwrap_or_else(|_| self.path.clone());
+        let mut g = String::new();
+        use std::fmt::Write as _;
+        let sig = |scope: &str, p: &model::PortDesc| {
+            if p.shape.bits() > 1 {
+                format!("TOP.{scope}{}[{}:0]", p.name, p.shape.bits() - 1)
+            } else {
+                format!("TOP.{scope}{}", p.name)
+            }
+        };
+        writeln!(
+            g,
+            "[*] GTKWave save file written by switchsim for `{block}`"
+        )?;
+        writeln!(g, "[dumpfile] \"{}\"", vcd_name.display())?;
+        let marker = self.first_mismatch.map(|n| n * UNITS_PER_CYCLE);
+        let start = marker.map_or(0, |m| m.saturating_sub(20 * UNITS_PER_CYCLE));
+        writeln!(g, "[timestart] {start}")?;
+        writeln!(g, "[size] 1600 900")?;
+        writeln!(g, "[sst_width] 260")?;
+        writeln!(g, "[signals_width] 320")?;
+        writeln!(
+            g,
+            "*-6.000000 {} {}",
+            marker.map_or(-1i64, |m| m as i64),
+            vec!["-1"; 26].join(" ")
+        )?;
+        writeln!(g, "[treeopen] TOP.")?;
+        writeln!(g, "@28")?;
+        writeln!(g, "TOP.mismatch")?;
+        writeln!(g, "TOP.clk_i")?;
+        writeln!(g, "TOP.rst_ni")?;
+        writeln!(g, "@200\n-inputs")?;
+        writeln!(g, "@24")?;
+        for p in &self.inp.layout.ports {
+            writeln!(g, "{}", sig("", p))?;
+        }
+        writeln!(g, "@200\n-{block}: model / rtl")?;
+        writeln!(g, "@24")?;
+        for p in &self.model.layout.ports {
+            writeln!(g, "{}", sig("model.", p))?;
+            writeln!(g, "{}", sig("rtl.", p))?;
+        }
+        writeln!(g, "@200\n-{block}: model registers")?;
+        writeln!(g, "@24")?;
+        for p in &self.state.layout.ports {
+            writeln!(g, "{}", sig("model.", p))?;
+        }
+        writeln!(g, "@200\n-configuration")?;
+        writeln!(g, "@24")?;
+        for p in &self.cfg.layout.ports {
+            writeln!(g, "{}", sig("", p))?;
+        }
+        std::fs::write(&gtkw, g).with_context(|| format!("writing {}", gtkw.display()))?;
+        Ok((self.path, gtkw))
+    }
+}

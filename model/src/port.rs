@@ -59,6 +59,8 @@ pub struct Shape {
     pub count: u32,
     /// Whether the Rust type is a `Vec` (so the text form is a list).
     pub is_vec: bool,
+    /// Whether the elements are two's-complement signed numbers.
+    pub signed: bool,
 }
 
 impl Shape {
@@ -68,6 +70,7 @@ impl Shape {
             width,
             count: 1,
             is_vec: false,
+            signed: false,
         }
     }
     /// A vector port of `count` elements of `width` bits.
@@ -76,7 +79,12 @@ impl Shape {
             width,
             count: count as u32,
             is_vec: true,
+            signed: false,
         }
+    }
+    /// The same shape with signed elements (or not).
+    pub const fn with_signed(self, signed: bool) -> Self {
+        Shape { signed, ..self }
     }
     /// Total number of bits of the flattened Verilog vector.
     pub const fn bits(&self) -> u32 {
@@ -235,6 +243,8 @@ pub const fn mask(width: u32) -> u64 {
 
 /// A scalar that can sit in a port element.
 pub trait PortScalar: Copy + fmt::Debug + PartialEq + Default {
+    /// Two's-complement signed.
+    const SIGNED: bool = false;
     /// The value as raw bits (two's complement for signed types, masked to
     /// the type's own width).
     fn to_bits(self) -> u64;
@@ -284,6 +294,7 @@ macro_rules! scalar_int {
         impl<const B: usize> PortScalar for arbitrary_int::Int<$t, B>
         where arbitrary_int::Int<$t, B>: Default
         {
+            const SIGNED: bool = true;
             fn to_bits(self) -> u64 { (self.value() as i64 as u64) & mask(B as u32) }
             fn from_bits(bits: u64, _: u32) -> Self {
                 let sh = 64 - B as u32;
@@ -297,6 +308,8 @@ scalar_int!(i8, i16, i32, i64);
 
 /// A value of one port: a scalar or a `Vec` of scalars.
 pub trait PortValue: Clone + fmt::Debug + PartialEq {
+    /// Whether the elements are signed.
+    const SIGNED: bool;
     /// The value with every element zero, at the declared length.
     fn zero(s: Shape) -> Self;
     /// Packs into `out` (exactly `s.words()` long, zeroed beforehand).
@@ -306,6 +319,7 @@ pub trait PortValue: Clone + fmt::Debug + PartialEq {
 }
 
 impl<T: PortScalar> PortValue for T {
+    const SIGNED: bool = T::SIGNED;
     fn zero(_: Shape) -> Self {
         T::default()
     }
@@ -324,6 +338,7 @@ impl<T: PortScalar> PortValue for T {
 }
 
 impl<T: PortScalar> PortValue for Vec<T> {
+    const SIGNED: bool = T::SIGNED;
     fn zero(s: Shape) -> Self {
         vec![T::default(); s.count as usize]
     }
@@ -401,7 +416,8 @@ macro_rules! port_group {
                     $crate::port::PortDesc {
                         name: stringify!($field),
                         doc: $doc.trim_ascii(),
-                        shape: $crate::port::Shape::from($shape),
+                        shape: $crate::port::Shape::from($shape)
+                            .with_signed(<$ty as $crate::port::PortValue>::SIGNED),
                     },
                 )*]
             }
@@ -456,7 +472,14 @@ macro_rules! port_group {
 pub fn format_value(shape: Shape, words: &[u32]) -> String {
     let elem = |k: u32| get_bits(words, k * shape.width, shape.width);
     let one = |v: u64| {
-        if shape.width <= 16 {
+        if shape.signed {
+            let x = sign_extend(v, shape.width);
+            if x < 0 {
+                format!("-{}'sd{}", shape.width, x.unsigned_abs())
+            } else {
+                format!("{}'sd{}", shape.width, x)
+            }
+        } else if shape.width <= 16 {
             format!("{}'d{}", shape.width, v)
         } else {
             format!("{}'h{:x}", shape.width, v)
@@ -473,13 +496,26 @@ pub fn format_value(shape: Shape, words: &[u32]) -> String {
 /// Formats the packed value of one port in the stimulus-file syntax: a
 /// decimal number, or a comma-separated list in brackets for a vector.
 pub fn format_plain(shape: Shape, words: &[u32]) -> String {
-    let elem = |k: u32| get_bits(words, k * shape.width, shape.width);
+    let elem = |k: u32| {
+        let v = get_bits(words, k * shape.width, shape.width);
+        if shape.signed {
+            sign_extend(v, shape.width).to_string()
+        } else {
+            v.to_string()
+        }
+    };
     if shape.is_vec {
-        let items: Vec<String> = (0..shape.count).map(|k| elem(k).to_string()).collect();
+        let items: Vec<String> = (0..shape.count).map(elem).collect();
         format!("[{}]", items.join(","))
     } else {
-        elem(0).to_string()
+        elem(0)
     }
+}
+
+/// Sign-extends the low `width` bits of `v`.
+pub fn sign_extend(v: u64, width: u32) -> i64 {
+    let sh = 64 - width;
+    ((v << sh) as i64) >> sh
 }
 
 /// Parses one port value in the stimulus-file syntax (decimal or `0x` hex,
@@ -488,6 +524,21 @@ pub fn parse_value(desc: &PortDesc, text: &str, out: &mut [u32]) -> Result<(), S
     let s = desc.shape;
     let num = |t: &str| -> Result<u64, String> {
         let t = t.trim();
+        if s.signed {
+            let lo = -(1i64 << (s.width - 1));
+            let hi = (1i64 << (s.width - 1)) - 1;
+            let v: i64 = t
+                .replace('_', "")
+                .parse()
+                .map_err(|_| format!("`{t}` is not a number"))?;
+            if v < lo || v > hi {
+                return Err(format!(
+                    "{v} is outside the legal range {lo}..={hi} ({} bits, signed)",
+                    s.width
+                ));
+            }
+            return Ok(v as u64 & mask(s.width));
+        }
         let r = if let Some(h) = t.strip_prefix("0x") {
             u64::from_str_radix(&h.replace('_', ""), 16)
         } else {
@@ -565,6 +616,19 @@ mod tests {
             doc: "",
             shape: Shape::scalar(3),
         };
+        let ds = PortDesc {
+            name: "k",
+            doc: "",
+            shape: Shape::scalar(4).with_signed(true),
+        };
+        assert!(parse_value(&ds, "-8", &mut [0u32]).is_ok());
+        let mut w = [0u32; 1];
+        parse_value(&ds, "-2", &mut w).unwrap();
+        assert_eq!(w[0], 14);
+        assert_eq!(format_plain(ds.shape, &w), "-2");
+        assert!(parse_value(&ds, "8", &mut w)
+            .unwrap_err()
+            .contains("-8..=7"));
         let mut w = [0u32; 1];
         assert!(parse_value(&d, "7", &mut w).is_ok());
         assert_eq!(w[0], 7);

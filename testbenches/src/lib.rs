@@ -16,8 +16,22 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use std::ops::RangeInclusive;
 
+/// A named directed scenario (from the source documents), for `switchsim trace`.
+pub struct Scenario<B: Block> {
+    /// Short name, e.g. `headroom`.
+    pub name: &'static str,
+    /// One line: what it shows and where it comes from.
+    pub about: &'static str,
+    /// Builds the stimulus.
+    pub build: fn() -> Stimulus<B>,
+}
+
 /// A block the testbench can drive.
 pub trait Bench: Block + Clone + std::fmt::Debug + 'static {
+    /// The directed scenarios of this block.
+    fn scenarios() -> Vec<Scenario<Self>> {
+        Vec::new()
+    }
     /// Configurations over the legal ranges, edges included (mostly legal;
     /// with `illegal`, some the configuration check rejects).
     fn config_strategy(p: &Self::Params, illegal: bool) -> BoxedStrategy<Self::Config>;

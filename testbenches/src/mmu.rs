@@ -324,6 +324,34 @@ pub fn cycles_strategy(
 }
 
 impl Bench for Mmu {
+    fn scenarios() -> Vec<crate::Scenario<Mmu>> {
+        vec![
+            crate::Scenario {
+                name: "headroom",
+                about:
+                    "seed 001: upstream sends 12 cycles after PAUSE, headroom sized for it: no drop",
+                build: || scenario::headroom(4, 12, 16).0,
+            },
+            crate::Scenario {
+                name: "headroom-short",
+                about:
+                    "seed 001: the same with headroom one packet short: the last packet is dropped",
+                build: || scenario::headroom(4, 12, 12).0,
+            },
+            crate::Scenario {
+                name: "dt-steady-state",
+                about:
+                    "seed 001: 4 queues under the Dynamic Threshold (alpha = 1) settle at Bs/5 each",
+                build: || scenario::dt_fill(MmuParams::default(), 0, 4, 3000),
+            },
+            crate::Scenario {
+                name: "dt-alpha-quarter",
+                about: "REFERENCE: one queue with alpha = 1/4 settles at one fifth of the pool",
+                build: || scenario::dt_fill(MmuParams::default(), -2, 1, 3000),
+            },
+        ]
+    }
+
     fn config_strategy(p: &MmuParams, illegal: bool) -> BoxedStrategy<MmuConfig> {
         config_strategy(p, illegal)
     }
