@@ -1,0 +1,171 @@
+//! The command line as a user meets it: exit codes (0 agree, 1 mismatch,
+//! 2 bad input), one-line errors that name the field, value and range, and
+//! never a panic on user input.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn switchsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchsim"))
+        .args(args)
+        .current_dir(scratch())
+        .output()
+        .expect("switchsim runs")
+}
+
+fn scratch() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Exit code 2, a single `error:` line, no panic.
+fn assert_bad_input(o: &Output, needles: &[&str]) {
+    let (out, err) = text(o);
+    assert_eq!(o.status.code(), Some(2), "stdout:\n{out}\nstderr:\n{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{err}"
+    );
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(lines.len() <= 2, "error is not short:\n{err}");
+    for n in needles {
+        assert!(err.contains(n), "error lacks `{n}`:\n{err}");
+    }
+}
+
+#[test]
+fn run_passes_and_prints_coverage() {
+    let o = switchsim(&["run", "mmu", "--cycles", "3000", "--seed", "4"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("PASS mmu p4cw16 seed 4: 3000 cycles"), "{out}");
+    assert!(out.contains("coverage:"), "{out}");
+}
+
+#[test]
+fn run_json_is_machine_readable() {
+    let o = switchsim(&["run", "mmu", "--cycles", "500", "--json"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0));
+    let line = out.trim();
+    assert!(line.starts_with('{') && line.ends_with('}'), "{out}");
+    assert!(
+        line.contains("\"passed\": true") && line.contains("\"cycles\": 500"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_configuration_names_field_value_and_range() {
+    let dir = scratch();
+    let f = dir.join("bad.toml");
+    std::fs::write(&f, "alpha = 9\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
+        &["alpha = 9", "-8..=7"],
+    );
+    std::fs::write(&f, "hdrm_cells = 70000\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
+        &["hdrm_cells", "70000", "0..=65535"],
+    );
+    std::fs::write(&f, "hdrm_cells = 1000\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
+        &["cfg_buf_cells_i", "exceed the buffer"],
+    );
+    std::fs::write(&f, "xoff = 3\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
+        &["unknown field `xoff`", "xon_cells"],
+    );
+    std::fs::write(&f, "this is not toml").unwrap();
+    assert_bad_input(
+        &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
+        &["not valid TOML"],
+    );
+}
+
+#[test]
+fn bad_arguments_and_files_exit_2() {
+    assert_bad_input(&switchsim(&["run", "nosuch"]), &["unknown block `nosuch`"]);
+    assert_bad_input(
+        &switchsim(&["run", "mmu", "--variant", "p3"]),
+        &["unknown variant `p3`"],
+    );
+    assert_bad_input(
+        &switchsim(&["replay", "does-not-exist.stim"]),
+        &["cannot read"],
+    );
+    assert_bad_input(
+        &switchsim(&["trace", "mmu", "nosuch"]),
+        &["unknown scenario"],
+    );
+    assert_bad_input(&switchsim(&["fuzz", "mmu"]), &["give a budget"]);
+    let o = switchsim(&["fuzz", "mmu", "--cases", "1", "--shard", "3/2"]);
+    assert_eq!(o.status.code(), Some(2));
+    let dir = scratch();
+    let f = dir.join("bad.stim");
+    std::fs::write(&f, "block mmu\nvariant p4cw16\nconfig cfg_buf_cells_i=1\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["replay", f.to_str().unwrap()]),
+        &["line 3", "configuration field", "missing"],
+    );
+}
+
+#[test]
+fn a_stimulus_file_replays_and_config_round_trips() {
+    let dir = scratch();
+    let cfg = switchsim(&["config", "mmu"]);
+    assert_eq!(cfg.status.code(), Some(0));
+    let f = dir.join("default.toml");
+    std::fs::write(&f, &cfg.stdout).unwrap();
+    let o = switchsim(&[
+        "run",
+        "mmu",
+        "--config",
+        f.to_str().unwrap(),
+        "--cycles",
+        "200",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = switchsim(&["trace", "mmu", "headroom"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("merged.gtkw"));
+    let stim = dir.join("out/trace/mmu-headroom/scenario.stim");
+    let o = switchsim(&["replay", stim.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+}
+
+#[test]
+fn shards_split_one_campaign_without_overlap() {
+    // The seeds of shard 0/2 and 1/2 are disjoint and together those of 0/1.
+    let all: Vec<u64> = (0..8).map(|k| cosim::fuzz::case_seed(5, k)).collect();
+    let s0: Vec<u64> = (0..4).map(|j| cosim::fuzz::case_seed(5, 2 * j)).collect();
+    let s1: Vec<u64> = (0..4)
+        .map(|j| cosim::fuzz::case_seed(5, 2 * j + 1))
+        .collect();
+    let mut u: Vec<u64> = s0.iter().chain(&s1).copied().collect();
+    u.sort();
+    let mut a = all.clone();
+    a.sort();
+    assert_eq!(u, a);
+    let o = switchsim(&[
+        "fuzz", "mmu", "--cases", "3", "--cycles", "300", "--shard", "1/4", "--json",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("\"shard\": \"1/4\"") && out.contains("\"cases\": 3"),
+        "{out}"
+    );
+}
