@@ -14,7 +14,11 @@ SWITCHSIM   := target/release/switchsim
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PKGS    := verilator
 
-.PHONY: all deps build run test lint test-mmu clean
+FUZZ_TIME   ?= 3m
+# Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
+FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
+
+.PHONY: all deps build run test lint test-mmu fuzz bench clean
 
 all: build
 
@@ -43,6 +47,20 @@ test: lint
 
 test-mmu: build
 	$(CARGO) test --release -p testbenches --test mmu
+
+# Time-boxed fuzz campaign over every block; fails on a mismatch or on a
+# coverage bin never hit.
+fuzz: build
+	$(SWITCHSIM) fuzz all --time $(FUZZ_TIME) --seed $(FUZZ_SEED) --require-coverage
+
+# Benchmarks (BENCHMARKS.md): cold build of every verilated variant, rebuild
+# after touching one RTL file, then the speed figures side by side.
+bench: deps
+	@s=$$(date +%s.%N); VSIM_FORCE_REBUILD=1 $(CARGO) build --release -p cosim; e=$$(date +%s.%N); \
+	  cp target/vsim-build.tsv target/bench-cold.tsv; echo "$$e - $$s" | bc > target/bench-cold.wall
+	@touch rtl/mmu.v; s=$$(date +%s.%N); $(CARGO) build --release -p cosim; e=$$(date +%s.%N); \
+	  cp target/vsim-build.tsv target/bench-incr.tsv; echo "$$e - $$s" | bc > target/bench-incr.wall
+	$(SWITCHSIM) bench --write BENCHMARKS.md
 
 clean:
 	$(CARGO) clean

@@ -7,6 +7,7 @@
 //!   cycle; the first mismatch is reported with waveforms and a repro file.
 //! - [`wave`]: the model's waveform, in the RTL waveform's hierarchy.
 
+pub mod bench;
 pub mod config;
 pub mod fuzz;
 pub mod lockstep;

@@ -132,6 +132,20 @@ enum Cmd {
         #[arg(long)]
         variant: Option<String>,
     },
+    /// Benchmark model, RTL (bindings and C++ harness), lockstep and tracing, side by side.
+    Bench {
+        /// Blocks to measure (default: all), every verilated variant of each.
+        blocks: Vec<String>,
+        /// Target wall time of one lockstep run, per variant (sets the cycle count).
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+        /// Runs per figure; the best is kept.
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+        /// Update the generated section of this Markdown file (e.g. BENCHMARKS.md).
+        #[arg(long)]
+        write: Option<PathBuf>,
+    },
     /// List the blocks, their verilated variants and scenarios.
     List,
     /// Lint every RTL block, for every verilated variant, with `verilator --lint-only -Wall`.
@@ -516,6 +530,58 @@ fn lint_block<B: Block>(rtl: &Path, failed: &mut usize) -> Result<u8> {
     Ok(0)
 }
 
+fn bench_block<B: Bench>(
+    seconds: f64,
+    repeat: usize,
+    rows: &mut Vec<cosim::bench::Row>,
+    rss: &mut Vec<(String, String, Option<u64>)>,
+) -> Result<u8>
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    let tmp = std::env::temp_dir().join(format!("switchsim-bench-{}", std::process::id()));
+    for p in B::variants() {
+        // Calibrate: cycles for about `seconds` of lockstep.
+        let probe = cosim::bench::measure::<B>(&p, 2000, 10, 1, &tmp)?;
+        let cycles = ((probe.lockstep * seconds) as usize).clamp(5_000, 2_000_000);
+        let r = cosim::bench::measure::<B>(
+            &p,
+            cycles,
+            (cycles / 10).clamp(1000, 20_000),
+            repeat,
+            &tmp,
+        )?;
+        eprintln!(
+            "{} {}: model {} RTL {} C++ {} lockstep {} (ideal {}) traced {} cycles/s",
+            r.block,
+            r.variant,
+            cosim::bench::rate(r.model),
+            cosim::bench::rate(r.rtl),
+            cosim::bench::rate(r.cxx),
+            cosim::bench::rate(r.lockstep),
+            cosim::bench::rate(r.ideal()),
+            cosim::bench::rate(r.traced)
+        );
+        // Peak RSS of a co-simulation of this variant, in a fresh process.
+        let o = std::process::Command::new(std::env::current_exe()?)
+            .args(["run", B::NAME, "--variant", &p.label(), "--cycles", "20000"])
+            .arg("--out")
+            .arg(&tmp)
+            .env("SWITCHSIM_PEAK_RSS", "1")
+            .output()?;
+        let kib = String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .find_map(|l| l.strip_prefix("peak_rss_kib "))
+            .and_then(|v| v.trim().parse().ok());
+        rss.push((B::NAME.to_string(), p.label(), kib));
+        rows.push(r);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(0)
+}
+
 fn blocks_of(name: &str) -> Vec<&str> {
     if name == "all" {
         BLOCKS.to_vec()
@@ -622,6 +688,33 @@ fn main() -> ExitCode {
             }
             Ok(u8::from(failed > 0))
         })(),
+        Cmd::Bench {
+            blocks,
+            seconds,
+            repeat,
+            write,
+        } => (|| {
+            let names: Vec<String> = if blocks.is_empty() {
+                BLOCKS.iter().map(|s| s.to_string()).collect()
+            } else {
+                blocks
+            };
+            let mut rows = Vec::new();
+            let mut rss = Vec::new();
+            for b in &names {
+                with_block!(
+                    b.as_str(),
+                    bench_block(seconds, repeat, &mut rows, &mut rss)
+                )?;
+            }
+            let md = cosim::bench::markdown(&rows, &rss);
+            print!("{md}");
+            if let Some(path) = write {
+                cosim::bench::update_file(&path, &md)?;
+                println!("updated {}", path.display());
+            }
+            Ok(0)
+        })(),
         Cmd::List => (|| {
             for b in BLOCKS {
                 with_block!(*b, list_block())?;
@@ -629,6 +722,11 @@ fn main() -> ExitCode {
             Ok(0)
         })(),
     };
+    if std::env::var_os("SWITCHSIM_PEAK_RSS").is_some() {
+        if let Some(k) = cosim::bench::peak_rss_kib() {
+            eprintln!("peak_rss_kib {k}");
+        }
+    }
     match r {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

@@ -23,6 +23,46 @@ pub struct Vtable {
     free: unsafe extern "C" fn(*mut c_void),
     cycle: unsafe extern "C" fn(*mut c_void, *const u32, *mut u32) -> c_int,
     flush: unsafe extern "C" fn(*mut c_void),
+    bench: unsafe extern "C" fn(*const c_char, usize, usize, *mut f64, *mut u64, *mut u64) -> c_int,
+}
+
+/// What the C++ harness measured.
+#[derive(Clone, Copy, Debug)]
+pub struct HarnessRun {
+    /// Seconds spent in the timed loop.
+    pub secs: f64,
+    /// Cycles run.
+    pub cycles: u64,
+    /// Checksum of every output word of every cycle.
+    pub checksum: u64,
+}
+
+impl Vtable {
+    /// Runs the minimal C++ harness on a file of packed input vectors
+    /// (`rst_ni`, configuration, inputs per cycle).
+    pub fn harness(&self, path: &Path) -> Result<HarnessRun> {
+        let c = CString::new(path.to_string_lossy().as_bytes())?;
+        let (mut secs, mut n, mut sum) = (0f64, 0u64, 0u64);
+        // SAFETY: a NUL-terminated path and three valid out-pointers.
+        let rc = unsafe {
+            (self.bench)(
+                c.as_ptr(),
+                self.in_words,
+                self.out_words,
+                &mut secs,
+                &mut n,
+                &mut sum,
+            )
+        };
+        if rc != 0 {
+            bail!("the C++ harness cannot read {}", path.display());
+        }
+        Ok(HarnessRun {
+            secs,
+            cycles: n,
+            checksum: sum,
+        })
+    }
 }
 
 unsafe extern "C" {
@@ -136,6 +176,16 @@ impl<B: Block> Rtl<B> {
             params: params.clone(),
             _b: PhantomData,
         })
+    }
+
+    /// The entry points of this variant.
+    pub fn vtable(&self) -> &'static Vtable {
+        self.vt
+    }
+
+    /// The whole input buffer (`rst_ni`, configuration, inputs).
+    pub fn input_buffer(&self) -> &[u32] {
+        &self.inbuf
     }
 
     /// The buffer the next cycle's inputs are packed into.

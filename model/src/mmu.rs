@@ -480,20 +480,20 @@ impl Block for Mmu {
             .dep_valid_i
             .then(|| i.dep_port_i as usize * PRIOS + i.dep_prio_i.value() as usize);
         let pauses = o.pause_o.iter().filter(|&&x| x).count();
-        let resumes: Vec<usize> = (0..o.resume_o.len()).filter(|&q| o.resume_o[q]).collect();
+        let resumes = o.resume_o.iter().filter(|&&x| x).count();
         if pauses > 0 {
             hit(Bin::Pause);
             if v == Verdict::Drop {
                 hit(Bin::PauseOnDrop);
             }
         }
-        if !resumes.is_empty() {
+        if resumes > 0 {
             hit(Bin::Resume);
         }
-        if resumes.len() > 1 {
+        if resumes > 1 {
             hit(Bin::MultiResume);
         }
-        for &q in &resumes {
+        for q in (0..o.resume_o.len()).filter(|&q| resumes > 0 && o.resume_o[q]) {
             if Some(q) != aq {
                 hit(Bin::ResumeWithoutArrival);
             }
@@ -545,33 +545,35 @@ impl Block for Mmu {
 
     fn step(&mut self, i: &MmuInputs) -> MmuOutputs {
         let p = self.p;
-        let c = &self.c;
         let d = self.d;
-        let cur = &self.s;
-        let mut nx = cur.clone();
+        let c = &self.c;
+        let lossless = |q: usize| c.cfg_lossless_i >> (q % PRIOS) & 1 != 0;
+        let nx = &mut self.s;
         let mut err = 0u8;
 
-        // Registered outputs: the state at the start of the cycle.
+        // Registered outputs: the state at the start of the cycle (the state
+        // is then updated in place).
         let mut o = MmuOutputs {
             verdict_o: Verdict::None.code(),
             pause_o: vec![false; p.queues()],
             resume_o: vec![false; p.queues()],
-            xoff_o: cur.xoff_q.clone(),
+            xoff_o: nx.xoff_q.clone(),
             thr_o: 0,
             thr_lossy_o: 0,
             shr_size_o: d.shared as u32,
-            priv_used_o: cur.priv_used_q,
-            shr_used_o: cur.shr_used_q,
-            hdr_used_o: cur.hdr_used_q,
-            lossy_used_o: cur.lossy_used_q,
-            q_priv_o: cur.priv_q.clone(),
-            q_shr_o: cur.shr_q.clone(),
-            q_hdr_o: cur.hdr_q.clone(),
-            drop_ll_o: cur.drop_ll_q,
-            drop_ly_o: cur.drop_ly_q,
+            priv_used_o: nx.priv_used_q,
+            shr_used_o: nx.shr_used_q,
+            hdr_used_o: nx.hdr_used_q,
+            lossy_used_o: nx.lossy_used_q,
+            q_priv_o: nx.priv_q.clone(),
+            q_shr_o: nx.shr_q.clone(),
+            q_hdr_o: nx.hdr_q.clone(),
+            drop_ll_o: nx.drop_ll_q,
+            drop_ly_o: nx.drop_ly_q,
             err_o: 0,
             cfg_err_o: d.cfg_err,
         };
+        let xoff_start = &o.xoff_o;
 
         // 1. Departure: headroom first, then shared, then private.
         if i.dep_valid_i {
@@ -588,7 +590,7 @@ impl Block for Mmu {
             nx.hdr_q[q] -= dh;
             nx.shr_q[q] -= ds;
             nx.priv_q[q] -= dp;
-            if self.is_lossless(q % PRIOS) {
+            if lossless(q) {
                 nx.hdr_used_q -= dh;
                 nx.shr_used_q -= ds;
                 nx.priv_used_q -= dp;
@@ -615,7 +617,7 @@ impl Block for Mmu {
                 Verdict::Invalid
             } else if d.cfg_err {
                 Verdict::Invalid
-            } else if self.is_lossless(q % PRIOS) {
+            } else if lossless(q) {
                 let (pv, sv, hv) = (nx.priv_q[q] as u64, nx.shr_q[q] as u64, nx.hdr_q[q] as u64);
                 let a1 = len.min(c.cfg_priv_cells_i as u64 - pv);
                 let room_s = thr.saturating_sub(sv).min(d.shared - nx.shr_used_q as u64);
@@ -623,7 +625,7 @@ impl Block for Mmu {
                 let r2 = len - a1 - a2;
                 let dropped = r2 > c.cfg_hdrm_cells_i as u64 - hv;
                 // 4. PAUSE if the packet did not fit private + shared.
-                if !cur.xoff_q[q] && (r2 > 0 || dropped) {
+                if !xoff_start[q] && (r2 > 0 || dropped) {
                     pause_q = Some(q);
                 }
                 if dropped {
@@ -665,15 +667,14 @@ impl Block for Mmu {
 
         // 5. RESUME: every queue OFF at the start of the cycle, headroom
         //    empty and shared occupancy below Xon after this cycle.
-        for q in 0..p.queues() {
-            if cur.xoff_q[q] && nx.hdr_q[q] == 0 && nx.shr_q[q] < c.cfg_xon_cells_i {
+        for (q, &off) in xoff_start.iter().enumerate() {
+            if off && nx.hdr_q[q] == 0 && nx.shr_q[q] < c.cfg_xon_cells_i {
                 o.resume_o[q] = true;
                 nx.xoff_q[q] = false;
             }
         }
 
         o.err_o = err;
-        self.s = nx;
         o
     }
 }

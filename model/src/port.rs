@@ -325,15 +325,23 @@ impl<T: PortScalar> PortValue for T {
     }
     #[inline]
     fn pack(&self, s: Shape, out: &mut [u32]) -> Result<(), String> {
-        if !self.fits(s.width) {
+        let b = self.to_bits();
+        if b & !mask(s.width) != 0 || (T::SIGNED && !self.fits(s.width)) {
             return Err(format!("value {:?} does not fit in {} bits", self, s.width));
         }
-        put_bits(out, 0, s.width, self.to_bits());
+        out[0] = b as u32;
+        if s.width > 32 {
+            out[1] = (b >> 32) as u32;
+        }
         Ok(())
     }
     #[inline]
     fn unpack(s: Shape, words: &[u32]) -> Self {
-        T::from_bits(get_bits(words, 0, s.width), s.width)
+        let mut b = words[0] as u64;
+        if s.width > 32 {
+            b |= (words[1] as u64) << 32;
+        }
+        T::from_bits(b & mask(s.width), s.width)
     }
 }
 
@@ -351,22 +359,106 @@ impl<T: PortScalar> PortValue for Vec<T> {
                 s.count
             ));
         }
-        for (k, v) in self.iter().enumerate() {
-            if !v.fits(s.width) {
-                return Err(format!(
-                    "element {k} = {v:?} does not fit in {} bits",
-                    s.width
-                ));
+        // Streams the elements through an accumulator, one word out at a
+        // time (the hot path of every co-simulated cycle); the range check
+        // is one OR over all elements, reported after the loop.
+        let m = mask(s.width);
+        let out = &mut out[..s.words()];
+        let mut over = 0u64;
+        if 32 % s.width == 0 {
+            // Whole elements per word: each word is independent.
+            let per = (32 / s.width) as usize;
+            for (k, chunk) in self.chunks(per).enumerate() {
+                let mut x = 0u32;
+                let mut sh = 0u32;
+                for v in chunk {
+                    let b = v.to_bits();
+                    over |= b & !m;
+                    x |= ((b & m) as u32).wrapping_shl(sh);
+                    sh = sh.wrapping_add(s.width);
+                }
+                out[k] = x;
             }
-            put_bits(out, k as u32 * s.width, s.width, v.to_bits());
+        } else if s.width <= 32 {
+            let mut acc: u64 = 0;
+            let mut nacc = 0u32;
+            let mut k = 0usize;
+            for v in self.iter() {
+                let b = v.to_bits();
+                over |= b & !m;
+                acc |= (b & m) << nacc;
+                nacc += s.width;
+                if nacc >= 32 {
+                    out[k] = acc as u32;
+                    acc >>= 32;
+                    nacc -= 32;
+                    k += 1;
+                }
+            }
+            if nacc > 0 {
+                out[k] = acc as u32;
+            }
+        } else {
+            let mut acc: u128 = 0;
+            let mut nacc = 0u32;
+            let mut k = 0usize;
+            for v in self.iter() {
+                let b = v.to_bits();
+                over |= b & !m;
+                acc |= ((b & m) as u128) << nacc;
+                nacc += s.width;
+                while nacc >= 32 {
+                    out[k] = acc as u32;
+                    acc >>= 32;
+                    nacc -= 32;
+                    k += 1;
+                }
+            }
+            if nacc > 0 {
+                out[k] = acc as u32;
+            }
+        }
+        if over != 0 || (T::SIGNED && self.iter().any(|v| !v.fits(s.width))) {
+            let (i, v) = self
+                .iter()
+                .enumerate()
+                .find(|(_, v)| !v.fits(s.width))
+                .expect("an element is out of range");
+            return Err(format!(
+                "element {i} = {v:?} does not fit in {} bits",
+                s.width
+            ));
         }
         Ok(())
     }
     #[inline]
     fn unpack(s: Shape, words: &[u32]) -> Self {
-        (0..s.count)
-            .map(|k| T::from_bits(get_bits(words, k * s.width, s.width), s.width))
-            .collect()
+        if 32 % s.width == 0 {
+            let per = 32 / s.width;
+            let m = mask(s.width);
+            return (0..s.count)
+                .map(|i| {
+                    let w = words[(i / per) as usize] as u64;
+                    T::from_bits((w >> ((i % per) * s.width)) & m, s.width)
+                })
+                .collect();
+        }
+        let m = mask(s.width) as u128;
+        let mut v = Vec::with_capacity(s.count as usize);
+        let mut acc: u128 = 0;
+        let mut nacc = 0u32;
+        let mut k = 0usize;
+        for _ in 0..s.count {
+            while nacc < s.width {
+                acc |= (words[k] as u128) << nacc;
+                nacc += 32;
+                k += 1;
+            }
+            v.push(T::from_bits((acc & m) as u64, s.width));
+            acc >>= s.width;
+            nacc -= s.width;
+        }
+        v
     }
 }
 
@@ -596,6 +688,32 @@ mod tests {
         put_bits(&mut w, 67, 61, mask(61));
         assert_eq!(get_bits(&w, 67, 61), mask(61));
         assert_eq!(get_bits(&w, 27, 40), 0xab_cdef_1234);
+    }
+
+    #[test]
+    fn vectors_round_trip_at_every_width() {
+        for width in [1u32, 3, 7, 16, 31, 32, 33, 63, 64] {
+            let n = 13;
+            let v: Vec<u64> = (0..n as u64)
+                .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 3) & mask(width))
+                .collect();
+            let sh = Shape::vec(width, n);
+            let mut w = vec![0u32; sh.words()];
+            v.pack(sh, &mut w).unwrap();
+            for (i, x) in v.iter().enumerate() {
+                assert_eq!(
+                    get_bits(&w, i as u32 * width, width),
+                    *x,
+                    "width {width} elem {i}"
+                );
+            }
+            assert_eq!(<Vec<u64>>::unpack(sh, &w), v);
+            if width < 64 {
+                let mut bad = v.clone();
+                bad[5] = mask(width) + 1;
+                assert!(bad.pack(sh, &mut w).is_err());
+            }
+        }
     }
 
     #[test]

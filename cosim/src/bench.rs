@@ -1,0 +1,378 @@
+//! Benchmarks: how fast the model, the RTL and the co-simulation run, side by
+//! side, on the same stimulus (generated beforehand, so generation is not
+//! counted). Every figure is the best of `repeat` runs, all taken in one
+//! process, one after the other, so that their ratios are comparable even on
+//! a shared, noisy machine. Used by `switchsim bench` / `make bench`.
+
+use crate::lockstep::{self, Options, Outcome, Waves};
+use crate::rtl::Rtl;
+use anyhow::{anyhow, bail, Result};
+use model::stim::{Cycle, Stimulus};
+use model::{Params, PortGroup};
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+use testbenches::Bench;
+
+/// The figures of one block variant, in cycles per second.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Block.
+    pub block: &'static str,
+    /// Variant label.
+    pub variant: String,
+    /// Cycles per run.
+    pub cycles: usize,
+    /// 1. The golden model alone.
+    pub model: f64,
+    /// 2. The RTL through the project's bindings (set inputs, clock, read outputs).
+    pub rtl: f64,
+    /// 3. The same RTL in the minimal C++ harness reading the stimulus from a file.
+    pub cxx: f64,
+    /// 4. Lockstep co-simulation (model + RTL + compare every output + coverage).
+    pub lockstep: f64,
+    /// 5. Lockstep with waveforms (model, RTL and merged VCD).
+    pub traced: f64,
+    /// The bindings and the C++ harness saw the same outputs (checksums).
+    pub same_outputs: bool,
+}
+
+impl Row {
+    /// The ideal lockstep rate: `1 / (1/model + 1/rtl)`.
+    pub fn ideal(&self) -> f64 {
+        1.0 / (1.0 / self.model + 1.0 / self.rtl)
+    }
+}
+
+fn fnv(sum: u64, words: &[u32]) -> u64 {
+    words
+        .iter()
+        .fold(sum, |s, &w| (s ^ w as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+fn best(repeat: usize, mut f: impl FnMut() -> Result<f64>) -> Result<f64> {
+    let mut b = f64::MAX;
+    for _ in 0..repeat.max(1) {
+        b = b.min(f()?);
+    }
+    Ok(b)
+}
+
+/// Measures block `B`, variant `p`, on `cycles` cycles of its default
+/// configuration with seeded traffic; scratch files go to `tmp`.
+pub fn measure<B: Bench>(
+    p: &B::Params,
+    cycles: usize,
+    traced_cycles: usize,
+    repeat: usize,
+    tmp: &Path,
+) -> Result<Row>
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    let cfg = B::default_config(p);
+    let stim: Stimulus<B> = testbenches::generate::<B>(p, 1, cycles, Some(&cfg));
+    let n = stim.cycles.len() as f64;
+
+    // 1. Model alone.
+    let t_model = best(repeat, || {
+        let mut m = B::new(p, &cfg);
+        let t0 = Instant::now();
+        for c in &stim.cycles {
+            match c {
+                Cycle::Drive(i) => {
+                    black_box(m.step(black_box(i)));
+                }
+                Cycle::Reset => m = B::new(p, &cfg),
+            }
+        }
+        Ok(t0.elapsed().as_secs_f64())
+    })?;
+
+    // The packed input vectors (rst_ni, configuration, inputs) of every cycle.
+    let cl = B::Config::layout(p);
+    let il = B::Inputs::layout(p);
+    let per = 1 + cl.words + il.words;
+    let mut packed = Vec::with_capacity(per * stim.cycles.len());
+    let cfg_words = cfg.to_words(p).map_err(|e| anyhow!("{e}"))?;
+    let mut w = vec![0u32; il.words];
+    for c in &stim.cycles {
+        match c {
+            Cycle::Drive(i) => {
+                i.pack(p, &mut w).map_err(|e| anyhow!("{e}"))?;
+                packed.push(1);
+            }
+            Cycle::Reset => {
+                w.fill(0);
+                packed.push(0);
+            }
+        }
+        packed.extend_from_slice(&cfg_words);
+        packed.extend_from_slice(&w);
+    }
+
+    // 2. RTL through the bindings.
+    let mut rtl_sum = 0;
+    let t_rtl = best(repeat, || {
+        let mut rtl = Rtl::<B>::new(p, &cfg, 1, None)?;
+        rtl.reset(2).map_err(|e| anyhow!("{e}"))?;
+        let mut sum = 0u64;
+        let t0 = Instant::now();
+        for v in packed.chunks_exact(per) {
+            rtl.inputs_mut().copy_from_slice(&v[1 + cl.words..]);
+            let out = rtl.cycle(v[0] == 0).map_err(|e| anyhow!("{e}"))?;
+            sum = fnv(sum, out);
+        }
+        let t = t0.elapsed().as_secs_f64();
+        rtl_sum = sum;
+        Ok(t)
+    })?;
+
+    // 3. The minimal C++ harness, same stimulus from a file.
+    std::fs::create_dir_all(tmp)?;
+    let file = tmp.join(format!("{}-{}.bin", B::NAME, p.label()));
+    let bytes: Vec<u8> = packed.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&file, bytes)?;
+    let vt = crate::rtl::lookup(B::NAME, &p.label())
+        .ok_or_else(|| anyhow!("no verilated {} {}", B::NAME, p.label()))?;
+    let mut cxx_sum = 0;
+    let t_cxx = best(repeat, || {
+        let h = vt.harness(&file)?;
+        if h.cycles as usize != stim.cycles.len() {
+            bail!("the C++ harness read {} cycles", h.cycles);
+        }
+        cxx_sum = h.checksum;
+        Ok(h.secs)
+    })?;
+    let _ = std::fs::remove_file(&file);
+
+    // 4. Lockstep, and 5. with waveforms.
+    let quiet = Options {
+        out_dir: tmp.to_path_buf(),
+        waves: Waves::Never,
+        context: 0,
+        replay: String::new(),
+    };
+    let t_lock = best(repeat, || match lockstep::run(&stim, &quiet)? {
+        Outcome::Pass(s) => Ok(s.secs),
+        Outcome::Mismatch(m) => bail!("benchmark stimulus fails:\n{m}"),
+    })?;
+    let mut head = stim.clone();
+    head.cycles.truncate(traced_cycles);
+    let loud = Options {
+        waves: Waves::Always,
+        ..quiet.clone()
+    };
+    let t_traced = best(1, || match lockstep::run(&head, &loud)? {
+        Outcome::Pass(s) => Ok(s.secs),
+        Outcome::Mismatch(m) => bail!("benchmark stimulus fails:\n{m}"),
+    })?;
+    let _ = std::fs::remove_dir_all(tmp.join(format!("{}-{}-seed1", B::NAME, p.label())));
+
+    Ok(Row {
+        block: B::NAME,
+        variant: p.label(),
+        cycles,
+        model: n / t_model,
+        rtl: n / t_rtl,
+        cxx: n / t_cxx,
+        lockstep: n / t_lock,
+        traced: head.cycles.len() as f64 / t_traced,
+        same_outputs: rtl_sum == cxx_sum,
+    })
+}
+
+/// Peak resident set size of this process, in KiB (`VmHWM`).
+pub fn peak_rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+}
+
+/// Formats a rate: `1.23 M`, `456 k`.
+pub fn rate(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.2} M", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.0} k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+fn sh(cmd: &str, args: &[&str]) -> String {
+    std::process::Command::new(cmd)
+        .args(args)
+        .output()
+        .ok()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_else(|| "?".into())
+}
+
+/// The machine the figures were taken on.
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())
+        })
+        .unwrap_or_else(|| "?".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        })
+        .map_or("?".into(), |k| format!("{:.0} GiB", k as f64 / 1048576.0));
+    format!(
+        "{cpu}, {cores} cores, {mem}; {}; {}; {}",
+        sh("rustc", &["--version"]),
+        sh("verilator", &["--version"]),
+        sh("g++", &["--version"])
+    )
+}
+
+/// Reads a `vsim-build.tsv` written by `build.rs` (variant, status, seconds).
+fn build_times(path: &Path) -> Option<Vec<(String, String, f64, f64)>> {
+    let s = std::fs::read_to_string(path).ok()?;
+    Some(
+        s.lines()
+            .skip(1)
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                (f.len() == 4).then(|| {
+                    (
+                        f[0].to_string(),
+                        f[1].to_string(),
+                        f[2].parse().unwrap_or(0.0),
+                        f[3].parse().unwrap_or(0.0),
+                    )
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The generated section of BENCHMARKS.md.
+pub fn markdown(rows: &[Row], rss: &[(String, String, Option<u64>)]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let date = sh("date", &["-u", "+%Y-%m-%d %H:%M UTC"]);
+    writeln!(s, "Generated by `make bench` on {date}.  ").unwrap();
+    writeln!(s, "Machine: {}.\n", machine()).unwrap();
+    writeln!(
+        s,
+        "Cycles per second, best of the repeats, all in one process on the same pre-generated \
+         stimulus (default configuration, seed 1).\n"
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "| block | variant | cycles | 1 model | 2 RTL, bindings | 3 RTL, C++ harness | 2 / 3 | \
+         4 lockstep | ideal | 4 / ideal | 5 traced | model / RTL | same outputs |"
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"
+    )
+    .unwrap();
+    for r in rows {
+        writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {:.2} | {} | {:.1} | {} |",
+            r.block,
+            r.variant,
+            r.cycles,
+            rate(r.model),
+            rate(r.rtl),
+            rate(r.cxx),
+            r.rtl / r.cxx,
+            rate(r.lockstep),
+            rate(r.ideal()),
+            r.lockstep / r.ideal(),
+            rate(r.traced),
+            r.model / r.rtl,
+            if r.same_outputs { "yes" } else { "NO" }
+        )
+        .unwrap();
+    }
+    writeln!(
+        s,
+        "\nPeak RSS of `switchsim run <block> --variant <v> --cycles 20000` (fresh process):\n"
+    )
+    .unwrap();
+    writeln!(s, "| block | variant | peak RSS |\n|---|---|---:|").unwrap();
+    for (b, v, k) in rss {
+        writeln!(
+            s,
+            "| {b} | {v} | {} |",
+            k.map_or("?".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+        )
+        .unwrap();
+    }
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    for (title, file) in [
+        (
+            "Cold build (every variant verilated and compiled)",
+            "bench-cold.tsv",
+        ),
+        (
+            "Incremental build after touching `rtl/mmu.v`",
+            "bench-incr.tsv",
+        ),
+    ] {
+        if let Some(t) = build_times(&target.join(file)) {
+            writeln!(s, "\n{title}, seconds (Verilator, C++ compile):\n").unwrap();
+            writeln!(
+                s,
+                "| variant | status | verilator | C++ |\n|---|---|---:|---:|"
+            )
+            .unwrap();
+            for (v, st, a, b) in t {
+                writeln!(s, "| {v} | {st} | {a:.1} | {b:.1} |").unwrap();
+            }
+        }
+        if let Ok(w) = std::fs::read_to_string(target.join(file.replace(".tsv", ".wall"))) {
+            writeln!(
+                s,
+                "\nWall time of the whole `cargo build` step: {} s.",
+                w.trim()
+            )
+            .unwrap();
+        }
+    }
+    s
+}
+
+const BEGIN: &str = "<!-- bench:begin (generated by `make bench`; edit outside these markers) -->";
+const END: &str = "<!-- bench:end -->";
+
+/// Replaces the generated section of `path` (between the markers) with `md`,
+/// keeping everything else; creates the file if needed.
+pub fn update_file(path: &Path, md: &str) -> Result<()> {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let new = match (old.find(BEGIN), old.find(END)) {
+        (Some(a), Some(b)) if a < b => {
+            format!("{}{BEGIN}\n{md}{END}{}", &old[..a], &old[b + END.len()..])
+        }
+        _ => format!("{old}\n{BEGIN}\n{md}{END}\n"),
+    };
+    std::fs::write(path, new)?;
+    Ok(())
+}
