@@ -12,13 +12,13 @@ SEED        ?= 1
 VCD_CYCLES  ?= 2000
 SWITCHSIM   := target/release/switchsim
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PKGS    := verilator
+APT_PKGS    := verilator iverilog yosys
 
 FUZZ_TIME   ?= 3m
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
-.PHONY: all deps build run test lint test-mmu fuzz bench clean
+.PHONY: all deps build run test lint test-mmu fuzz bench synth mutate clean
 
 all: build
 
@@ -61,6 +61,16 @@ bench: deps
 	@touch rtl/mmu.v; s=$$(date +%s.%N); $(CARGO) build --release -p cosim; e=$$(date +%s.%N); \
 	  cp target/vsim-build.tsv target/bench-incr.tsv; echo "$$e - $$s" | bc > target/bench-incr.wall
 	$(SWITCHSIM) bench --write BENCHMARKS.md
+
+# Yosys synthesis of every block: no latches, no multiple drivers; cell
+# counts recorded in docs/synth.md.
+synth: build
+	$(SWITCHSIM) synth --write docs/synth.md
+
+# Mutation campaign (long): single-point RTL mutants against each block's
+# default test budget; report in docs/mutation.md.
+mutate: build
+	$(SWITCHSIM) mutate --write docs/mutation.md
 
 clean:
 	$(CARGO) clean

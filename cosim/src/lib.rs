@@ -10,8 +10,11 @@
 pub mod bench;
 pub mod config;
 pub mod fuzz;
+pub mod golden;
 pub mod lockstep;
+pub mod mutate;
 pub mod rtl;
+pub mod shimgen;
 pub mod wave;
 
 pub use lockstep::{run, Coverage, Mismatch, Options, Outcome, Summary, WaveFiles, Waves};

@@ -146,6 +146,35 @@ enum Cmd {
         #[arg(long)]
         write: Option<PathBuf>,
     },
+    /// Synthesise every block (default variant) with Yosys: no latches, no
+    /// multiple drivers; print (and optionally record) the cell counts.
+    Synth {
+        /// Blocks (default: all).
+        blocks: Vec<String>,
+        /// Update the generated section of this Markdown file (e.g. docs/synth.md).
+        #[arg(long)]
+        write: Option<PathBuf>,
+    },
+    /// Mutation campaign: single-point RTL mutants against the default test budget.
+    Mutate {
+        /// Blocks (default: all).
+        blocks: Vec<String>,
+        /// Random cases in the kill set (the default test budget is 256).
+        #[arg(long, default_value_t = 256)]
+        cases: usize,
+        /// Mutants evaluated in parallel.
+        #[arg(long, default_value_t = 2)]
+        jobs: usize,
+        /// Evaluate only the first N mutants of each block.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Only list the mutants.
+        #[arg(long)]
+        list: bool,
+        /// Update the generated section of this Markdown file (e.g. docs/mutation.md).
+        #[arg(long)]
+        write: Option<PathBuf>,
+    },
     /// List the blocks, their verilated variants and scenarios.
     List,
     /// Lint every RTL block, for every verilated variant, with `verilator --lint-only -Wall`.
@@ -582,6 +611,197 @@ where
     Ok(0)
 }
 
+fn synth_block<B: Block>(rows: &mut Vec<String>) -> Result<u8> {
+    let p = &B::variants()[0];
+    let files = cosim::golden::rtl_files(&cosim::golden::default_rtl_dir(), B::NAME)?;
+    let stat = std::env::temp_dir().join(format!(
+        "switchsim-synth-{}-{}.txt",
+        B::NAME,
+        std::process::id()
+    ));
+    let chparams: String = p
+        .verilog()
+        .iter()
+        .map(|(k, v)| format!(" -chparam {k} {v}"))
+        .collect();
+    let reads: String = files
+        .iter()
+        .map(|f| format!("read_verilog -sv {}; ", f.display()))
+        .collect();
+    let script = format!(
+        "{reads}hierarchy -check -top {b}{chparams}; proc; check -assert; \
+         select -assert-none t:$dlatch t:$adlatch t:$dlatchsr; \
+         synth -top {b}; check -assert; select -assert-none t:$_DLATCH*; \
+         tee -q -o {stat} stat",
+        b = B::NAME,
+        stat = stat.display()
+    );
+    let t0 = std::time::Instant::now();
+    let o = std::process::Command::new("yosys")
+        .args(["-q", "-p", &script])
+        .output()
+        .context("cannot run yosys (install it with `make deps`: apt-get install -y yosys)")?;
+    if !o.status.success() {
+        bail!(
+            "yosys failed on {} {}:\n{}{}",
+            B::NAME,
+            p.label(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let text = std::fs::read_to_string(&stat)?;
+    let _ = std::fs::remove_file(&stat);
+    let count = |pat: &str| -> u64 {
+        text.lines()
+            .filter(|l| l.trim_start().starts_with(pat))
+            .filter_map(|l| l.split_whitespace().last()?.parse::<u64>().ok())
+            .sum()
+    };
+    let cells = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Number of cells:"))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    let flops = count("$_DFF") + count("$_SDFF") + count("$_DFFE") + count("$_SDFFE");
+    let muxes = count("$_MUX_");
+    let row = format!(
+        "| {} | {} | {} | {} | {} | {:.0} |",
+        B::NAME,
+        p.label(),
+        cells,
+        flops,
+        muxes,
+        t0.elapsed().as_secs_f64()
+    );
+    println!("{row}");
+    rows.push(row);
+    Ok(0)
+}
+
+/// Mutants known to be equivalent (`docs/mutation-equivalent.txt`:
+/// `<block> <line>:<col>:<op> <reason>` per line).
+fn known_equivalent() -> Vec<(String, String, String)> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/mutation-equivalent.txt");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut it = l.splitn(3, ' ');
+            Some((
+                it.next()?.to_string(),
+                it.next()?.to_string(),
+                it.next().unwrap_or("").to_string(),
+            ))
+        })
+        .collect()
+}
+
+fn mutate_block<B: Bench>(
+    cases: usize,
+    jobs: usize,
+    limit: Option<usize>,
+    list: bool,
+    md: &mut (String, String),
+) -> Result<u8>
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    use cosim::mutate::Fate;
+    use std::fmt::Write as _;
+    let src =
+        std::fs::read_to_string(cosim::golden::default_rtl_dir().join(format!("{}.v", B::NAME)))?;
+    if list {
+        for m in cosim::mutate::mutants(&src) {
+            println!("{} {:<16} {}", B::NAME, m.id, m.after.trim());
+        }
+        return Ok(0);
+    }
+    let scratch = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/mutate")
+        .join(B::NAME);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let c = cosim::mutate::campaign::<B>(cases, jobs, limit, &scratch, |_, total, m, f| {
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let what = match f {
+            Fate::Killed(_) => "killed".to_string(),
+            Fate::Survived => "SURVIVED".to_string(),
+            Fate::Stillborn(_) => "stillborn".to_string(),
+        };
+        eprintln!("[{}] {n}/{total} {:<16} {what}", B::NAME, m.id);
+    })?;
+    let equiv = known_equivalent();
+    let is_equiv = |id: &str| {
+        equiv
+            .iter()
+            .find(|(b, i, _)| b == B::NAME && i == id)
+            .map(|(_, _, r)| r.clone())
+    };
+    let killed = c
+        .results
+        .iter()
+        .filter(|(_, f)| matches!(f, Fate::Killed(_)))
+        .count();
+    let still = c
+        .results
+        .iter()
+        .filter(|(_, f)| matches!(f, Fate::Stillborn(_)))
+        .count();
+    let survivors: Vec<&(cosim::mutate::Mutant, Fate)> = c
+        .results
+        .iter()
+        .filter(|(_, f)| *f == Fate::Survived)
+        .collect();
+    let eq = survivors
+        .iter()
+        .filter(|(m, _)| is_equiv(&m.id).is_some())
+        .count();
+    let valid = c.results.len() - still;
+    let nonequiv = valid - eq;
+    let rate = 100.0 * killed as f64 / nonequiv.max(1) as f64;
+    let line = format!(
+        "| {} | {} | {} | {} | {} | {} | {} | {:.1}% | {:.0} |",
+        B::NAME,
+        c.results.len(),
+        still,
+        valid,
+        eq,
+        killed,
+        survivors.len() - eq,
+        rate,
+        c.secs
+    );
+    println!("{line}");
+    writeln!(md.0, "{line}").unwrap();
+    let mut detail = String::new();
+    for (m, _) in &survivors {
+        let why =
+            is_equiv(&m.id).map_or("**not killed**".to_string(), |r| format!("equivalent: {r}"));
+        writeln!(
+            detail,
+            "- `{}` line {} ({}): `{}` -> `{}` — {}",
+            B::NAME,
+            m.line,
+            m.op,
+            m.before.trim(),
+            m.after.trim(),
+            why
+        )
+        .unwrap();
+    }
+    println!("{detail}");
+    md.1.push_str(&format!(
+        "\n### {}\n\n{}",
+        B::NAME,
+        if detail.is_empty() { "none\n" } else { &detail }
+    ));
+    Ok(u8::from(rate < 95.0))
+}
+
 fn blocks_of(name: &str) -> Vec<&str> {
     if name == "all" {
         BLOCKS.to_vec()
@@ -714,6 +934,65 @@ fn main() -> ExitCode {
                 println!("updated {}", path.display());
             }
             Ok(0)
+        })(),
+        Cmd::Synth { blocks, write } => (|| {
+            let names: Vec<String> = if blocks.is_empty() {
+                BLOCKS.iter().map(|s| s.to_string()).collect()
+            } else {
+                blocks
+            };
+            println!("| block | variant | cells | flip-flops | muxes | yosys s |\n|---|---|---:|---:|---:|---:|");
+            let mut rows = Vec::new();
+            for b in &names {
+                with_block!(b.as_str(), synth_block(&mut rows))?;
+            }
+            if let Some(path) = write {
+                let md = format!(
+                    "Generated by `make synth` (Yosys generic `synth`, default variant of each \
+                     block; the run fails on a latch or a multiple driver).\n\n\
+                     | block | variant | cells | flip-flops | muxes | yosys s |\n\
+                     |---|---|---:|---:|---:|---:|\n{}\n",
+                    rows.join("\n")
+                );
+                cosim::bench::update_file(&path, &md)?;
+                println!("updated {}", path.display());
+            }
+            Ok(0)
+        })(),
+        Cmd::Mutate {
+            blocks,
+            cases,
+            jobs,
+            limit,
+            list,
+            write,
+        } => (|| {
+            let names: Vec<String> = if blocks.is_empty() {
+                BLOCKS.iter().map(|s| s.to_string()).collect()
+            } else {
+                blocks
+            };
+            let mut md = (String::new(), String::new());
+            let mut worst = 0;
+            println!("| block | mutants | stillborn | valid | equivalent | killed | survived | kill rate | seconds |");
+            for b in &names {
+                worst = worst.max(with_block!(
+                    b.as_str(),
+                    mutate_block(cases, jobs, limit, list, &mut md)
+                )?);
+            }
+            if let (Some(path), false) = (write, list) {
+                let (rows, dets) = &md;
+                let out = format!(
+                    "Generated by `make mutate`: {cases} random cases of the default test budget plus the directed \
+                     scenarios per mutant, on each block's default variant.\n\n\
+                     | block | mutants | stillborn | valid | equivalent | killed | survived | kill rate | seconds |\n\
+                     |---|---:|---:|---:|---:|---:|---:|---:|---:|\n{rows}\n## Survivors\n{dets}\n"
+                );
+                cosim::bench::update_file(&path, &out)?;
+                println!("updated {}", path.display());
+            }
+            Ok(worst)
         })(),
         Cmd::List => (|| {
             for b in BLOCKS {

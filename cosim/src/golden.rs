@@ -1,0 +1,349 @@
+//! Golden vectors and a self-checking Verilog testbench, for a second
+//! simulator (Icarus Verilog) and for the mutation campaign.
+//!
+//! The vectors are the inputs of every cycle and the golden model's outputs,
+//! as `$readmemh` files: one line per cycle, the ports concatenated in their
+//! declaration order, the first port in the least significant bits
+//! (`in.hex`: `rst_ni`, configuration, inputs; `out.hex`: outputs;
+//! `chk.hex`: 1 where the cycle is compared). The testbench is generated from
+//! the same port declaration: it instantiates the block with the variant's
+//! parameters, applies each cycle's inputs with the clock low, waits for the
+//! outputs to settle, compares every output port with `!==` (so an X or Z in
+//! a 4-state simulator is a mismatch too), then raises the clock.
+
+use crate::lockstep::POWER_ON_RESET;
+use anyhow::{anyhow, Result};
+use model::port::{get_bits, put_bits, Layout, PortDesc, Shape};
+use model::stim::{Cycle, Stimulus};
+use model::{Block, Params, PortGroup};
+use std::fmt::Write as _;
+
+/// The golden vectors of one run.
+pub struct Vectors {
+    /// Input ports: `rst_ni`, configuration, inputs.
+    pub inputs: Vec<PortDesc>,
+    /// Output ports.
+    pub outputs: Vec<PortDesc>,
+    /// `in.hex` lines.
+    pub in_hex: Vec<String>,
+    /// `out.hex` lines.
+    pub out_hex: Vec<String>,
+    /// Whether each cycle is compared (not the first power-on cycle).
+    pub check: Vec<bool>,
+}
+
+fn bits(ports: &[PortDesc]) -> u32 {
+    ports.iter().map(|p| p.shape.bits()).sum()
+}
+
+/// Concatenates word-aligned packed groups into one bit vector, as hex.
+fn hex_line(groups: &[(&Layout, &[u32])], total_bits: u32) -> String {
+    let mut v = vec![0u32; (total_bits as usize).div_ceil(32).max(1)];
+    let mut off = 0u32;
+    for (l, w) in groups {
+        for (k, p) in l.ports.iter().enumerate() {
+            let src = l.slice(w, k);
+            let mut b = 0;
+            while b < p.shape.bits() {
+                let n = (p.shape.bits() - b).min(32);
+                put_bits(&mut v, off + b, n, get_bits(src, b, n));
+                b += n;
+            }
+            off += p.shape.bits();
+        }
+    }
+    let digits = (total_bits as usize).div_ceil(4).max(1);
+    let mut s = String::with_capacity(digits);
+    for d in (0..digits).rev() {
+        let nib = get_bits(&v, d as u32 * 4, 4.min(total_bits - d as u32 * 4).max(1));
+        s.push(char::from_digit(nib as u32, 16).unwrap());
+    }
+    s
+}
+
+/// Inputs and golden-model outputs of every cycle of `stim`, power-on reset
+/// included (as the lockstep runner drives them).
+pub fn vectors<B: Block>(stim: &Stimulus<B>) -> Result<Vectors> {
+    let p = &stim.params;
+    let rst = Layout::new(vec![PortDesc {
+        name: "rst_ni",
+        doc: "reset, active low",
+        shape: Shape::scalar(1),
+    }]);
+    let cl = B::Config::layout(p);
+    let il = B::Inputs::layout(p);
+    let ol = B::Outputs::layout(p);
+    let inputs: Vec<PortDesc> = rst
+        .ports
+        .iter()
+        .chain(&cl.ports)
+        .chain(&il.ports)
+        .cloned()
+        .collect();
+    let in_bits = bits(&inputs);
+    let out_bits = bits(&ol.ports);
+    let cw = stim.config.to_words(p).map_err(|e| anyhow!("{e}"))?;
+    let mut model = B::new(p, &stim.config);
+    let zero = B::Inputs::zero(p);
+    let mut reset_out = vec![0u32; ol.words];
+    B::new(p, &stim.config)
+        .step(&zero)
+        .pack(p, &mut reset_out)
+        .map_err(|e| anyhow!("{e}"))?;
+    let zero_in = vec![0u32; il.words];
+    let mut iw = vec![0u32; il.words];
+    let mut ow = vec![0u32; ol.words];
+    let mut v = Vectors {
+        inputs,
+        outputs: ol.ports.clone(),
+        in_hex: vec![],
+        out_hex: vec![],
+        check: vec![],
+    };
+    let n = POWER_ON_RESET as usize + stim.cycles.len();
+    for t in 0..n {
+        let k = t as i64 - POWER_ON_RESET as i64;
+        let c = if k < 0 {
+            &Cycle::Reset
+        } else {
+            &stim.cycles[k as usize]
+        };
+        let (r, iws, ows): (u32, &[u32], &[u32]) = match c {
+            Cycle::Reset => {
+                model = B::new(p, &stim.config);
+                (0, &zero_in, &reset_out)
+            }
+            Cycle::Drive(i) => {
+                i.pack(p, &mut iw).map_err(|e| anyhow!("cycle {k}: {e}"))?;
+                model
+                    .step(i)
+                    .pack(p, &mut ow)
+                    .map_err(|e| anyhow!("cycle {k}: {e}"))?;
+                (1, &iw, &ow)
+            }
+        };
+        v.in_hex.push(hex_line(
+            &[(&rst, &[r][..]), (&cl, &cw), (&il, iws)],
+            in_bits,
+        ));
+        v.out_hex.push(hex_line(&[(&ol, ows)], out_bits));
+        v.check.push(t >= 1);
+    }
+    Ok(v)
+}
+
+/// One cycle of word-aligned vectors: (compared, `rst_ni` + configuration +
+/// inputs, expected outputs).
+pub type WordCycle = (bool, Vec<u32>, Vec<u32>);
+
+/// The same vectors word-aligned as the shim reads them.
+pub fn vectors_words<B: Block>(stim: &Stimulus<B>) -> Result<Vec<WordCycle>> {
+    let p = &stim.params;
+    let il = B::Inputs::layout(p);
+    let ol = B::Outputs::layout(p);
+    let cw = stim.config.to_words(p).map_err(|e| anyhow!("{e}"))?;
+    let mut model = B::new(p, &stim.config);
+    let mut reset_out = vec![0u32; ol.words];
+    B::new(p, &stim.config)
+        .step(&B::Inputs::zero(p))
+        .pack(p, &mut reset_out)
+        .map_err(|e| anyhow!("{e}"))?;
+    let n = POWER_ON_RESET as usize + stim.cycles.len();
+    let mut v = Vec::with_capacity(n);
+    for t in 0..n {
+        let k = t as i64 - POWER_ON_RESET as i64;
+        let c = if k < 0 {
+            &Cycle::Reset
+        } else {
+            &stim.cycles[k as usize]
+        };
+        let mut iw = vec![0u32; 1 + cw.len() + il.words];
+        iw[1..1 + cw.len()].copy_from_slice(&cw);
+        let ow = match c {
+            Cycle::Reset => {
+                model = B::new(p, &stim.config);
+                reset_out.clone()
+            }
+            Cycle::Drive(i) => {
+                iw[0] = 1;
+                i.pack(p, &mut iw[1 + cw.len()..])
+                    .map_err(|e| anyhow!("cycle {k}: {e}"))?;
+                let mut ow = vec![0u32; ol.words];
+                model
+                    .step(i)
+                    .pack(p, &mut ow)
+                    .map_err(|e| anyhow!("cycle {k}: {e}"))?;
+                ow
+            }
+        };
+        v.push((t >= 1, iw, ow));
+    }
+    Ok(v)
+}
+
+/// The self-checking testbench for `vectors` of block `B`, variant `p`.
+/// Prints `PASS <cycles>` or `MISMATCH cycle <c> <port> expected <e> actual <a>`
+/// lines and `FAIL <n>`, and stops at the first mismatching cycle.
+pub fn testbench<B: Block>(p: &B::Params, v: &Vectors) -> String {
+    let mut s = String::new();
+    let n = v.in_hex.len();
+    let iw = bits(&v.inputs);
+    let ow = bits(&v.outputs);
+    let w = |x: u32| {
+        if x > 1 {
+            format!("[{}:0] ", x - 1)
+        } else {
+            String::new()
+        }
+    };
+    writeln!(
+        s,
+        "// Generated by switchsim from the Rust port declaration of `{}` ({}).",
+        B::NAME,
+        p.label()
+    )
+    .unwrap();
+    writeln!(s, "`timescale 1ns / 100ps\nmodule tb;").unwrap();
+    writeln!(s, "  localparam integer N = {n};").unwrap();
+    writeln!(s, "  reg [{}:0] vin [0:N-1];", iw - 1).unwrap();
+    writeln!(s, "  reg [{}:0] vout [0:N-1];", ow - 1).unwrap();
+    writeln!(s, "  reg vchk [0:N-1];").unwrap();
+    writeln!(s, "  reg clk_i;").unwrap();
+    for d in &v.inputs {
+        writeln!(s, "  reg {}{};", w(d.shape.bits()), d.name).unwrap();
+    }
+    for d in &v.outputs {
+        writeln!(s, "  wire {}{};", w(d.shape.bits()), d.name).unwrap();
+    }
+    let params: Vec<String> = p
+        .verilog()
+        .iter()
+        .map(|(k, val)| format!(".{k}({val})"))
+        .collect();
+    let conns: Vec<String> = std::iter::once("clk_i")
+        .chain(v.inputs.iter().map(|d| d.name))
+        .chain(v.outputs.iter().map(|d| d.name))
+        .map(|n| format!(".{n}({n})"))
+        .collect();
+    writeln!(
+        s,
+        "  {} #({}) dut (\n    {}\n  );",
+        B::NAME,
+        params.join(", "),
+        conns.join(",\n    ")
+    )
+    .unwrap();
+    writeln!(s, "  integer t, errors;").unwrap();
+    writeln!(s, "  initial begin").unwrap();
+    writeln!(s, "    $readmemh(\"in.hex\", vin);").unwrap();
+    writeln!(s, "    $readmemh(\"out.hex\", vout);").unwrap();
+    writeln!(s, "    $readmemb(\"chk.bin\", vchk);").unwrap();
+    writeln!(s, "    errors = 0;\n    clk_i = 1'b0;").unwrap();
+    writeln!(s, "    for (t = 0; t < N && errors == 0; t = t + 1) begin").unwrap();
+    let mut off = 0;
+    for d in &v.inputs {
+        writeln!(
+            s,
+            "      {} = vin[t][{} +: {}];",
+            d.name,
+            off,
+            d.shape.bits()
+        )
+        .unwrap();
+        off += d.shape.bits();
+    }
+    writeln!(s, "      #4;").unwrap();
+    writeln!(s, "      if (vchk[t]) begin").unwrap();
+    let mut off = 0;
+    for d in &v.outputs {
+        writeln!(
+            s,
+            "        if ({n} !== vout[t][{off} +: {b}]) begin\n          $display(\"MISMATCH cycle %0d {n} expected %h actual %h\", t - {r}, vout[t][{off} +: {b}], {n});\n          errors = errors + 1;\n        end",
+            n = d.name,
+            b = d.shape.bits(),
+            r = POWER_ON_RESET
+        )
+        .unwrap();
+        off += d.shape.bits();
+    }
+    writeln!(s, "      end").unwrap();
+    writeln!(s, "      #1 clk_i = 1'b1;\n      #5 clk_i = 1'b0;").unwrap();
+    writeln!(s, "    end").unwrap();
+    writeln!(
+        s,
+        "    if (errors == 0) $display(\"PASS %0d\", N);\n    else $display(\"FAIL %0d\", errors);"
+    )
+    .unwrap();
+    writeln!(s, "    $finish;\n  end\nendmodule").unwrap();
+    s
+}
+
+/// Writes `tb.v`, `in.hex`, `out.hex` and `chk.bin` into `dir`.
+pub fn write<B: Block>(stim: &Stimulus<B>, dir: &std::path::Path) -> Result<()> {
+    let v = vectors(stim)?;
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("tb.v"), testbench::<B>(&stim.params, &v))?;
+    std::fs::write(dir.join("in.hex"), v.in_hex.join("\n") + "\n")?;
+    std::fs::write(dir.join("out.hex"), v.out_hex.join("\n") + "\n")?;
+    let chk: Vec<&str> = v.check.iter().map(|&c| if c { "1" } else { "0" }).collect();
+    std::fs::write(dir.join("chk.bin"), chk.join("\n") + "\n")?;
+    Ok(())
+}
+
+/// The RTL files of block `B`: `rtl/<block>.v` and every `rtl/prim_*.v`.
+pub fn rtl_files(rtl_dir: &std::path::Path, block: &str) -> Result<Vec<std::path::PathBuf>> {
+    let mut v = vec![rtl_dir.join(format!("{block}.v"))];
+    let mut prims: Vec<std::path::PathBuf> = std::fs::read_dir(rtl_dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("prim_") && n.ends_with(".v"))
+        })
+        .collect();
+    prims.sort();
+    v.extend(prims);
+    Ok(v)
+}
+
+/// The repository's `rtl/` directory.
+pub fn default_rtl_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl")
+}
+
+/// Replays `stim`'s golden vectors on the RTL under Icarus Verilog in `dir`.
+/// `Ok(Ok(cycles))` when every output of every cycle matched, `Ok(Err(report))`
+/// on a mismatch, `Err` when Icarus is missing or fails to compile.
+pub fn icarus<B: Block>(
+    stim: &Stimulus<B>,
+    dir: &std::path::Path,
+) -> Result<std::result::Result<usize, String>> {
+    use anyhow::Context;
+    write(stim, dir)?;
+    let files = rtl_files(&default_rtl_dir(), B::NAME)?;
+    let o = std::process::Command::new("iverilog")
+        .args(["-g2012", "-Wall", "-o", "sim", "tb.v"])
+        .args(&files)
+        .current_dir(dir)
+        .output()
+        .context(
+            "cannot run iverilog (install it with `make deps`: apt-get install -y iverilog)",
+        )?;
+    if !o.status.success() {
+        anyhow::bail!(
+            "iverilog failed on {}:\n{}",
+            B::NAME,
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let o = std::process::Command::new("vvp")
+        .args(["-n", "sim"])
+        .current_dir(dir)
+        .output()
+        .context("cannot run vvp")?;
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    match out.lines().find_map(|l| l.strip_prefix("PASS ")) {
+        Some(n) => Ok(Ok(n.trim().parse().unwrap_or(0))),
+        None => Ok(Err(out)),
+    }
+}

@@ -1,0 +1,776 @@
+//! The mutation campaign: does the checker catch bugs?
+//!
+//! Each mutant is one single-point change of `rtl/<block>.v` from the
+//! catalogue below, applied to a scratch copy of `rtl/`. Every mutant is
+//! verilated (same flags as the co-simulation, `--x-initial unique`) and
+//! compiled with a small C++ checker that replays the *default test budget*
+//! of the block: the 256 random cases of the equivalence test's strategies
+//! (fixed seeds, the block's default variant, legal and illegal
+//! configurations), followed by the block's directed scenarios, as golden
+//! vectors (inputs and the model's expected outputs, every cycle). A mutant
+//! is *killed* when an output differs in some compared cycle, when the RTL
+//! raises an assertion, or when it hangs; it *survives* otherwise. Mutants
+//! that Verilator rejects are *stillborn* and not counted.
+//!
+//! Catalogue (applied outside comments, declarations and the
+//! `ifndef SYNTHESIS` assertion blocks):
+//!
+//! | op | change |
+//! |---|---|
+//! | `rel` | `<` `<=` `>` `>=` `==` `!=` swapped with their off-by-one / negated form |
+//! | `arith` | `+` <-> `-` (outside bit ranges) |
+//! | `logic` | `&&` <-> `||`, `&` <-> `|`, `^` -> `&` |
+//! | `not` | a `!` or `~` removed |
+//! | `const` | `1'b0` <-> `1'b1`; a sized decimal `N'dK` -> `K+1` (or `K-1`) |
+//! | `reset` | one register assignment removed from a reset branch (register no longer reset) |
+//! | `stuck` | the right-hand side of an `assign` replaced by zero |
+//! | `ternary` | the two arms of a `? :` swapped |
+
+use crate::shimgen;
+use anyhow::{anyhow, bail, Context, Result};
+use model::port::{PortDesc, Shape};
+use model::stim::Stimulus;
+use model::{Block, Params, PortGroup};
+use proptest::strategy::{Strategy, ValueTree};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use testbenches::Bench;
+
+/// One single-point mutation.
+#[derive(Clone, Debug)]
+pub struct Mutant {
+    /// `line:col:op`.
+    pub id: String,
+    /// 1-based line.
+    pub line: usize,
+    /// The operator (see the catalogue).
+    pub op: &'static str,
+    /// The original text of the line.
+    pub before: String,
+    /// The mutated line.
+    pub after: String,
+}
+
+/// What happened to a mutant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// Caught: the checker's message.
+    Killed(String),
+    /// Not caught.
+    Survived,
+    /// Verilator or the compiler rejected it.
+    Stillborn(String),
+}
+
+/// Lines that may be mutated: not comments, declarations or assertions.
+fn mutable_lines(text: &str) -> Vec<bool> {
+    let mut ok = Vec::new();
+    let mut in_assert = 0i32;
+    let mut in_header = true;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("`ifndef SYNTHESIS") {
+            in_assert += 1;
+        }
+        let decl = t.starts_with("//")
+            || t.starts_with("input")
+            || t.starts_with("output")
+            || t.starts_with("parameter")
+            || t.starts_with("localparam")
+            || t.starts_with("reg ")
+            || t.starts_with("wire ") && !t.contains('=')
+            || t.starts_with("integer")
+            || t.starts_with("module")
+            || t.starts_with('`')
+            || t.starts_with("function")
+            || t.is_empty();
+        if t.starts_with(");") {
+            in_header = false;
+        }
+        ok.push(!decl && in_assert == 0 && !in_header);
+        if in_assert > 0 && t.starts_with("`endif") {
+            in_assert -= 1;
+        }
+    }
+    ok
+}
+
+/// Byte ranges of `line` inside `[...]` (bit ranges and part selects).
+fn in_brackets(line: &str) -> Vec<bool> {
+    let mut depth = 0;
+    line.chars()
+        .map(|c| {
+            if c == '[' {
+                depth += 1;
+            }
+            let r = depth > 0;
+            if c == ']' {
+                depth -= 1;
+            }
+            r
+        })
+        .collect()
+}
+
+/// Characters of `line` inside a replication count `{(...){`, whose
+/// arithmetic only sizes zero padding (mutating it changes no value).
+fn in_replication_count(line: &str) -> Vec<bool> {
+    let c: Vec<char> = line.chars().collect();
+    let mut r = vec![false; c.len()];
+    for i in 0..c.len() {
+        if c[i] == '(' && i > 0 && c[i - 1] == '{' {
+            let mut depth = 0;
+            for j in i..c.len() {
+                match c[j] {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            if c.get(j + 1) == Some(&'{') {
+                                r[i..=j].fill(true);
+                            }
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    r
+}
+
+/// The code part of a line (before a `//` comment).
+fn code_len(line: &str) -> usize {
+    line.find("//").unwrap_or(line.len())
+}
+
+/// Every mutant of `text` (the catalogue in the module doc).
+pub fn mutants(text: &str) -> Vec<Mutant> {
+    let lines: Vec<&str> = text.lines().collect();
+    let ok = mutable_lines(text);
+    let mut v = Vec::new();
+    let mut push = |ln: usize, col: usize, op: &'static str, after: String| {
+        v.push(Mutant {
+            id: format!("{}:{}:{op}", ln + 1, col + 1),
+            line: ln + 1,
+            op,
+            before: lines[ln].to_string(),
+            after,
+        });
+    };
+    // Reset branches: `if (!rst_ni) begin ... end`.
+    let mut in_reset = false;
+    for (ln, line) in lines.iter().enumerate() {
+        let t = line.trim();
+        if t.contains("if (!rst_ni)") && t.ends_with("begin") {
+            in_reset = true;
+            continue;
+        }
+        if in_reset {
+            if t.starts_with("end") {
+                in_reset = false;
+            } else if t.contains("<=") && ok[ln] {
+                push(
+                    ln,
+                    0,
+                    "reset",
+                    format!("{}// reset removed", " ".repeat(line.len() - t.len())),
+                );
+            }
+            continue;
+        }
+        if !ok[ln] {
+            continue;
+        }
+        let code = &line[..code_len(line)];
+        let br: Vec<bool> = in_brackets(code)
+            .into_iter()
+            .zip(in_replication_count(code))
+            .map(|(a, b)| a || b)
+            .collect();
+        let chars: Vec<char> = code.chars().collect();
+        let n = chars.len();
+        // Nonblocking assignment `lhs <= rhs`: the first `<=` of a statement.
+        let nb = {
+            let s = code.trim_start();
+            let first = s.split(['(', '?']).next().unwrap_or("");
+            if first.contains("<=") && !s.starts_with("if") && !s.starts_with("assign") {
+                code.find("<=")
+            } else {
+                None
+            }
+        };
+        let repl = |i: usize, len: usize, new: &str| -> String {
+            let b: String = chars[..i].iter().collect();
+            let a: String = chars[i + len..].iter().collect();
+            format!("{b}{new}{a}")
+        };
+        let mut i = 0;
+        while i < n {
+            let c = chars[i];
+            let next = chars.get(i + 1).copied().unwrap_or(' ');
+            let prev = if i > 0 { chars[i - 1] } else { ' ' };
+            if br[i] {
+                i += 1;
+                continue;
+            }
+            match c {
+                '<' | '>' if prev != '<' && prev != '>' && next != c => {
+                    if next == '=' {
+                        if Some(i) != nb {
+                            push(ln, i, "rel", repl(i, 2, &c.to_string()));
+                        }
+                        i += 2;
+                        continue;
+                    } else {
+                        push(ln, i, "rel", repl(i, 1, &format!("{c}=")));
+                    }
+                }
+                '=' if next == '=' && prev != '=' && prev != '!' && prev != '<' && prev != '>' => {
+                    push(ln, i, "rel", repl(i, 2, "!="));
+                    i += 2;
+                    continue;
+                }
+                '!' if next == '=' => {
+                    push(ln, i, "rel", repl(i, 2, "=="));
+                    i += 2;
+                    continue;
+                }
+                '!' | '~' => push(ln, i, "not", repl(i, 1, "")),
+                '+' if next != ':' && prev != '+' => push(ln, i, "arith", repl(i, 1, "-")),
+                '-' if next != ':' && prev != '-' && prev != '\'' => {
+                    push(ln, i, "arith", repl(i, 1, "+"))
+                }
+                '&' if next == '&' => {
+                    push(ln, i, "logic", repl(i, 2, "||"));
+                    i += 2;
+                    continue;
+                }
+                '|' if next == '|' => {
+                    push(ln, i, "logic", repl(i, 2, "&&"));
+                    i += 2;
+                    continue;
+                }
+                '&' => push(ln, i, "logic", repl(i, 1, "|")),
+                '|' => push(ln, i, "logic", repl(i, 1, "&")),
+                '^' if prev != '(' && prev != '{' && prev != ' '
+                    || (prev == ' ' && next == ' ') =>
+                {
+                    push(ln, i, "logic", repl(i, 1, "&"))
+                }
+                '?' => {
+                    // cond ? a : b  ->  cond ? b : a (when both arms are on this line)
+                    let rest: String = chars[i + 1..].iter().collect();
+                    if let Some(colon) = rest.find(" : ") {
+                        let a = rest[..colon].trim();
+                        let tail = &rest[colon + 3..];
+                        let end = tail.find(';').unwrap_or(tail.len());
+                        let b = tail[..end].trim();
+                        if !a.is_empty()
+                            && !b.is_empty()
+                            && !a.contains('?')
+                            && !b.contains('?')
+                            && !b.contains(':')
+                        {
+                            let head: String = chars[..=i].iter().collect();
+                            push(
+                                ln,
+                                i,
+                                "ternary",
+                                format!("{head} {b} : {a}{}", &tail[end..]),
+                            );
+                        }
+                    }
+                }
+                '\'' => {
+                    // Sized literals: N'bV and N'dK.
+                    let rest: String = chars[i + 1..].iter().collect();
+                    let size: String = chars[..i]
+                        .iter()
+                        .rev()
+                        .take_while(|c| c.is_ascii_digit())
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect();
+                    if rest.starts_with("b0") || rest.starts_with("b1") {
+                        if size == "1" && !rest[2..].starts_with(['0', '1']) {
+                            let flip = if rest.starts_with("b0") { "b1" } else { "b0" };
+                            push(ln, i, "const", repl(i + 1, 2, flip));
+                        }
+                    } else if let Some(d) = rest.strip_prefix('d') {
+                        let digits: String = d.chars().take_while(|c| c.is_ascii_digit()).collect();
+                        if let (Ok(k), Ok(w)) = (digits.parse::<u64>(), size.parse::<u32>()) {
+                            let max = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+                            let k2 = if k < max { k + 1 } else { k - 1 };
+                            push(ln, i, "const", repl(i + 2, digits.len(), &k2.to_string()));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        // Stuck-at zero: `assign x = ...;` -> `assign x = '0;`
+        let t = code.trim_start();
+        if t.starts_with("assign ") {
+            if let (Some(eq), Some(semi)) = (code.find('='), code.rfind(';')) {
+                if eq < semi {
+                    push(ln, eq, "stuck", format!("{}= '0;", &code[..eq]));
+                }
+            }
+        }
+    }
+    // Drop mutants that do not change the line (e.g. overlapping patterns).
+    v.retain(|m| m.after != m.before && !m.after.trim().is_empty() || m.op == "reset");
+    v
+}
+
+/// Applies `m` to `text`.
+pub fn apply(text: &str, m: &Mutant) -> String {
+    let mut out: Vec<&str> = text.lines().collect();
+    out[m.line - 1] = &m.after;
+    let mut s = out.join("\n");
+    s.push('\n');
+    s
+}
+
+/// The kill set: the default test budget of block `B` as stimuli on its
+/// default variant.
+pub fn kill_set<B: Bench>(cases: usize) -> Vec<Stimulus<B>>
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    let p = B::variants()[0].clone();
+    let mut v: Vec<Stimulus<B>> = (0..cases as u64)
+        .map(|k| {
+            let seed = crate::fuzz::case_seed(0x6d75_7461, k);
+            let mut r = testbenches::seeded_runner(seed);
+            let mut s = testbenches::stimulus_strategy::<B>(&p, testbenches::DEFAULT_CYCLES, true)
+                .new_tree(&mut r)
+                .expect("strategies never reject")
+                .current();
+            s.seed = seed;
+            s
+        })
+        .collect();
+    for sc in B::scenarios() {
+        let s = (sc.build)();
+        if s.params == p {
+            v.push(s);
+        }
+    }
+    v
+}
+
+/// Writes the kill set as the checker's binary vector file.
+fn write_vectors<B: Block>(set: &[Stimulus<B>], path: &Path) -> Result<(usize, usize)> {
+    let p = &set[0].params;
+    let cl = B::Config::layout(p);
+    let il = B::Inputs::layout(p);
+    let ol = B::Outputs::layout(p);
+    let in_words = 1 + cl.words + il.words;
+    let mut w: Vec<u32> = vec![
+        0x5653_494d,
+        in_words as u32,
+        ol.words as u32,
+        set.len() as u32,
+    ];
+    for s in set {
+        let v = crate::golden::vectors_words(s)?;
+        w.push(s.seed as u32);
+        w.push((v.len()) as u32);
+        for (chk, i, o) in v {
+            w.push(chk as u32);
+            w.extend_from_slice(&i);
+            w.extend_from_slice(&o);
+        }
+    }
+    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(path, bytes)?;
+    Ok((in_words, ol.words))
+}
+
+const CHECKER: &str = r#"
+// The mutation checker: replays golden vectors on one (mutated) RTL build.
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#include "shim.cpp"
+int main(int argc, char** argv) {
+    std::FILE* f = std::fopen(argv[1], "rb");
+    if (!f) { std::printf("ERROR cannot read vectors\n"); return 2; }
+    std::vector<uint32_t> w;
+    uint32_t chunk[4096];
+    size_t got;
+    while ((got = std::fread(chunk, 4, 4096, f)) > 0) w.insert(w.end(), chunk, chunk + got);
+    std::fclose(f);
+    size_t at = 0;
+    uint32_t magic = w[at++], iw = w[at++], ow = w[at++], ncases = w[at++];
+    if (magic != 0x5653494d) { std::printf("ERROR bad vectors\n"); return 2; }
+    std::vector<uint32_t> out(ow + 1);
+    for (uint32_t c = 0; c < ncases; ++c) {
+        uint32_t seed = w[at++], n = w[at++];
+        VerilatedContext ctx;
+        ctx.randReset(2);
+        ctx.randSeed((int)(seed & 0x7fffffff));
+        ctx.fatalOnError(false);
+        TOP_T t(&ctx, "TOP");
+        t.clk_i = 0;
+        t.eval();
+        for (uint32_t k = 0; k < n; ++k) {
+            uint32_t chk = w[at++];
+            const uint32_t* in = &w[at];
+            at += iw;
+            const uint32_t* exp = &w[at];
+            at += ow;
+            put_inputs(&t, in);
+            t.clk_i = 0;
+            t.eval();
+            get_outputs(&t, out.data());
+            if (ctx.gotError()) {
+                std::printf("KILLED case %u cycle %d: RTL error: %s\n", c, (int)k - 2, vsim_last_error());
+                return 1;
+            }
+            if (chk && std::memcmp(out.data(), exp, ow * 4) != 0) {
+                std::printf("KILLED case %u cycle %d: outputs differ\n", c, (int)k - 2);
+                return 1;
+            }
+            t.clk_i = 1;
+            t.eval();
+        }
+    }
+    std::printf("SURVIVED\n");
+    return 0;
+}
+"#;
+
+struct Toolchain {
+    root: PathBuf,
+    csrc: PathBuf,
+    rt: PathBuf,
+}
+
+fn cxx_flags(tc: &Toolchain) -> Vec<String> {
+    let inc = tc.root.join("include");
+    vec![
+        "-std=c++17".into(),
+        "-O1".into(),
+        "-w".into(),
+        format!("-I{}", inc.display()),
+        format!("-I{}", inc.join("vltstd").display()),
+        format!("-I{}", tc.csrc.display()),
+        "-DVM_TRACE=1".into(),
+        "-DVM_TRACE_VCD=1".into(),
+        "-DVM_TRACE_FST=0".into(),
+        "-DVM_COVERAGE=0".into(),
+        "-DVM_SC=0".into(),
+        "-DVL_USER_FATAL".into(),
+        "-DVL_USER_STOP".into(),
+        "-DVL_PRINTF=vsim_printf".into(),
+        "-include".into(),
+        tc.csrc.join("vsim_rt.h").display().to_string(),
+    ]
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output> {
+    let o = cmd.output().with_context(|| format!("cannot run {what}"))?;
+    Ok(o)
+}
+
+/// Compiles the Verilator runtime once into `dir/rt.a`.
+fn toolchain(dir: &Path) -> Result<Toolchain> {
+    let root = String::from_utf8(
+        run(
+            Command::new("verilator").args(["--getenv", "VERILATOR_ROOT"]),
+            "verilator",
+        )?
+        .stdout,
+    )?;
+    let root = PathBuf::from(root.trim());
+    let csrc = Path::new(env!("CARGO_MANIFEST_DIR")).join("csrc");
+    let rt = dir.join("rt.a");
+    let tc = Toolchain { root, csrc, rt };
+    if !tc.rt.exists() {
+        std::fs::create_dir_all(dir)?;
+        let inc = tc.root.join("include");
+        let mut objs = vec![];
+        for src in [
+            inc.join("verilated.cpp"),
+            inc.join("verilated_vcd_c.cpp"),
+            inc.join("verilated_threads.cpp"),
+            tc.csrc.join("vsim_rt.cpp"),
+        ] {
+            let obj = dir.join(src.file_name().unwrap()).with_extension("o");
+            let o = run(
+                Command::new("g++")
+                    .args(cxx_flags(&tc))
+                    .arg("-O2")
+                    .arg("-c")
+                    .arg(&src)
+                    .arg("-o")
+                    .arg(&obj),
+                "g++",
+            )?;
+            if !o.status.success() {
+                bail!(
+                    "compiling {}: {}",
+                    src.display(),
+                    String::from_utf8_lossy(&o.stderr)
+                );
+            }
+            objs.push(obj);
+        }
+        let o = run(Command::new("ar").arg("rcs").arg(&tc.rt).args(&objs), "ar")?;
+        if !o.status.success() {
+            bail!("ar failed");
+        }
+    }
+    Ok(tc)
+}
+
+/// Builds and runs the checker on the RTL in `rtl_dir`.
+#[allow(clippy::too_many_arguments)]
+fn evaluate(
+    tc: &Toolchain,
+    block: &str,
+    params: &[(&'static str, u64)],
+    inputs: &[PortDesc],
+    outputs: &[PortDesc],
+    rtl_dir: &Path,
+    work: &Path,
+    vectors: &Path,
+    timeout: Duration,
+) -> Result<Fate> {
+    let _ = std::fs::remove_dir_all(work);
+    std::fs::create_dir_all(work)?;
+    let prefix = format!("V{block}_mut");
+    let mut args: Vec<String> = vec![
+        "--cc".into(),
+        "--trace".into(),
+        "--assert".into(),
+        "--x-assign".into(),
+        "unique".into(),
+        "--x-initial".into(),
+        "unique".into(),
+        "-Wno-fatal".into(),
+        "-Wno-lint".into(),
+        "-Wno-style".into(),
+        "--top-module".into(),
+        block.into(),
+        "--prefix".into(),
+        prefix.clone(),
+        "--Mdir".into(),
+        work.display().to_string(),
+    ];
+    for (k, v) in params {
+        args.push(format!("-G{k}={v}"));
+    }
+    for f in crate::golden::rtl_files(rtl_dir, block)? {
+        args.push(f.display().to_string());
+    }
+    let o = run(Command::new("verilator").args(&args), "verilator")?;
+    if !o.status.success() {
+        let e = String::from_utf8_lossy(&o.stderr);
+        return Ok(Fate::Stillborn(e.lines().next().unwrap_or("").to_string()));
+    }
+    let shim = shimgen::shim(block, &format!("{block}_mut"), &prefix, inputs, outputs);
+    std::fs::write(work.join("shim.cpp"), shim)?;
+    std::fs::write(
+        work.join("main.cpp"),
+        format!("#define TOP_T {prefix}\n{CHECKER}"),
+    )?;
+    let mut cpps: Vec<PathBuf> = std::fs::read_dir(work)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "cpp")
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix))
+        })
+        .collect();
+    cpps.sort();
+    let exe = work.join("check");
+    let o = run(
+        Command::new("g++")
+            .args(cxx_flags(tc))
+            .arg(format!("-I{}", work.display()))
+            .args(&cpps)
+            .arg(work.join("main.cpp"))
+            .arg(&tc.rt)
+            .arg("-lpthread")
+            .arg("-o")
+            .arg(&exe),
+        "g++",
+    )?;
+    if !o.status.success() {
+        let e = String::from_utf8_lossy(&o.stderr);
+        return Ok(Fate::Stillborn(
+            e.lines()
+                .find(|l| l.contains("error"))
+                .unwrap_or("")
+                .to_string(),
+        ));
+    }
+    let mut child = Command::new(&exe)
+        .arg(vectors)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let t0 = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait()? {
+            let mut s = String::new();
+            use std::io::Read;
+            child.stdout.take().unwrap().read_to_string(&mut s)?;
+            let last = s.lines().last().unwrap_or("").to_string();
+            return Ok(match st.code() {
+                Some(0) => Fate::Survived,
+                Some(1) => Fate::Killed(last.trim_start_matches("KILLED ").to_string()),
+                _ => Fate::Killed(format!("checker aborted ({st}): {last}")),
+            });
+        }
+        if t0.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(Fate::Killed(format!(
+                "hang: no result in {}s",
+                timeout.as_secs()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The result of a campaign on one block.
+pub struct Campaign {
+    /// Block.
+    pub block: &'static str,
+    /// Every mutant with its fate.
+    pub results: Vec<(Mutant, Fate)>,
+    /// Seconds.
+    pub secs: f64,
+    /// Cycles in the kill set.
+    pub cycles: usize,
+}
+
+/// Runs the campaign on block `B` with `jobs` mutants in parallel.
+pub fn campaign<B: Bench>(
+    cases: usize,
+    jobs: usize,
+    limit: Option<usize>,
+    scratch: &Path,
+    progress: impl Fn(usize, usize, &Mutant, &Fate) + Sync,
+) -> Result<Campaign>
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    let t0 = Instant::now();
+    let rtl_dir = crate::golden::default_rtl_dir();
+    let src = std::fs::read_to_string(rtl_dir.join(format!("{}.v", B::NAME)))?;
+    let mut all = mutants(&src);
+    if let Some(n) = limit {
+        all.truncate(n);
+    }
+    let tc = toolchain(&scratch.join("rt"))?;
+    let set = kill_set::<B>(cases);
+    let cycles = set.iter().map(|s| s.cycles.len()).sum();
+    let vectors = scratch.join(format!("{}.vectors", B::NAME));
+    std::fs::create_dir_all(scratch)?;
+    write_vectors(&set, &vectors)?;
+    let p = set[0].params.clone();
+    let mut inputs = vec![PortDesc {
+        name: "rst_ni",
+        doc: "",
+        shape: Shape::scalar(1),
+    }];
+    inputs.extend(B::Config::ports(&p));
+    inputs.extend(B::Inputs::ports(&p));
+    let outputs = B::Outputs::ports(&p);
+    let generics = p.verilog();
+    let timeout = Duration::from_secs(300);
+    // The unmutated RTL must pass, else the campaign means nothing.
+    let base = evaluate(
+        &tc,
+        B::NAME,
+        &generics,
+        &inputs,
+        &outputs,
+        &rtl_dir,
+        &scratch.join("base"),
+        &vectors,
+        timeout,
+    )?;
+    if base != Fate::Survived {
+        bail!(
+            "the unmutated {} does not pass its own kill set: {base:?}",
+            B::NAME
+        );
+    }
+    let queue = Arc::new(Mutex::new(
+        all.clone().into_iter().enumerate().collect::<Vec<_>>(),
+    ));
+    let results = Arc::new(Mutex::new(vec![None; all.len()]));
+    let total = all.len();
+    std::thread::scope(|sc| -> Result<()> {
+        let mut hs = vec![];
+        for j in 0..jobs.max(1) {
+            let queue = queue.clone();
+            let results = results.clone();
+            let (tc, inputs, outputs, generics, vectors, src, progress) =
+                (&tc, &inputs, &outputs, &generics, &vectors, &src, &progress);
+            let scratch = scratch.to_path_buf();
+            hs.push(sc.spawn(move || -> Result<()> {
+                loop {
+                    let Some((k, m)) = queue.lock().unwrap().pop() else {
+                        return Ok(());
+                    };
+                    let dir = scratch.join(format!("job{j}"));
+                    let rtl = dir.join("rtl");
+                    let _ = std::fs::remove_dir_all(&rtl);
+                    std::fs::create_dir_all(&rtl)?;
+                    for f in crate::golden::rtl_files(&crate::golden::default_rtl_dir(), B::NAME)? {
+                        std::fs::copy(&f, rtl.join(f.file_name().unwrap()))?;
+                    }
+                    std::fs::write(rtl.join(format!("{}.v", B::NAME)), apply(src, &m))?;
+                    let fate = evaluate(
+                        tc,
+                        B::NAME,
+                        generics,
+                        inputs,
+                        outputs,
+                        &rtl,
+                        &dir.join("build"),
+                        vectors,
+                        timeout,
+                    )?;
+                    progress(k, total, &m, &fate);
+                    results.lock().unwrap()[k] = Some(fate);
+                }
+            }));
+        }
+        for h in hs {
+            h.join()
+                .map_err(|_| anyhow!("a mutation worker panicked"))??;
+        }
+        Ok(())
+    })?;
+    let results: Vec<(Mutant, Fate)> = all
+        .into_iter()
+        .zip(Arc::try_unwrap(results).unwrap().into_inner().unwrap())
+        .map(|(m, f)| (m, f.unwrap()))
+        .collect();
+    Ok(Campaign {
+        block: B::NAME,
+        results,
+        secs: t0.elapsed().as_secs_f64(),
+        cycles,
+    })
+}
