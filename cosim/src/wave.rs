@@ -313,11 +313,17 @@ impl MergedWave {
             .unwrap_or_else(|_| self.path.clone());
         let mut g = String::new();
         use std::fmt::Write as _;
+        // `+{alias}` names the trace `model:x` / `rtl:x` in the viewer.
         let sig = |scope: &str, p: &model::PortDesc| {
-            if p.shape.bits() > 1 {
+            let full = if p.shape.bits() > 1 {
                 format!("TOP.{scope}{}[{}:0]", p.name, p.shape.bits() - 1)
             } else {
                 format!("TOP.{scope}{}", p.name)
+            };
+            match scope.strip_suffix('.') {
+                // A dot in an alias reads as hierarchy: use `model:x`.
+                Some(side) => format!("+{{{side}:{}}} {full}", p.name),
+                None => full,
             }
         };
         writeln!(
@@ -325,15 +331,18 @@ impl MergedWave {
             "[*] GTKWave save file written by switchsim for `{block}`"
         )?;
         writeln!(g, "[dumpfile] \"{}\"", vcd_name.display())?;
-        let marker = self.first_mismatch.map(|n| n * UNITS_PER_CYCLE);
-        let start = marker.map_or(0, |m| m.saturating_sub(20 * UNITS_PER_CYCLE));
+        // GTKWave save files count time in the base unit (ps), not in
+        // timescale units (100 ps).
+        let ps = |units: u64| units * 100;
+        let marker = self.first_mismatch.map(|n| ps(n * UNITS_PER_CYCLE));
+        let start = marker.map_or(0, |m| m.saturating_sub(ps(20 * UNITS_PER_CYCLE)));
         writeln!(g, "[timestart] {start}")?;
         writeln!(g, "[size] 1600 900")?;
         writeln!(g, "[sst_width] 260")?;
         writeln!(g, "[signals_width] 320")?;
         writeln!(
             g,
-            "*-6.000000 {} {}",
+            "*-13.000000 {} {}",
             marker.map_or(-1i64, |m| m as i64),
             vec!["-1"; 26].join(" ")
         )?;

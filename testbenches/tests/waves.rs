@@ -245,7 +245,7 @@ fn a_mismatch_is_reported_with_cycle_signal_values_repro_and_waveforms() {
     assert_ne!(g.at("TOP.model.thr_o", t), g.at("TOP.rtl.thr_o", t));
     let gtkw = std::fs::read_to_string(&w.gtkw).unwrap();
     assert!(
-        gtkw.contains(&format!("*-6.000000 {t} ")),
+        gtkw.contains(&format!("*-13.000000 {} ", t * 100)),
         "marker at {t}:\n{gtkw}"
     );
 }
