@@ -12,9 +12,9 @@ SEED        ?= 1
 VCD_CYCLES  ?= 2000
 SWITCHSIM   := target/release/switchsim
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PKGS    := verilator
+APT_PKGS    := verilator tshark
 
-.PHONY: all deps build run test lint test-mmu clean
+.PHONY: all deps build run test lint test-mmu test-pfc clean
 
 all: build
 
@@ -25,6 +25,9 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  command -v apt-get >/dev/null 2>&1 || { echo "error: $$missing missing and no apt-get; install Verilator 5.x by hand" >&2; exit 2; }; \
+	  if command -v debconf-set-selections >/dev/null 2>&1; then \
+	    echo "wireshark-common wireshark-common/install-setuid boolean false" | $(SUDO) debconf-set-selections; \
+	  fi; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 	@verilator --version
@@ -43,6 +46,10 @@ test: lint
 
 test-mmu: build
 	$(CARGO) test --release -p testbenches --test mmu
+
+test-pfc: build
+	$(CARGO) test --release -p model pfc
+	$(CARGO) test --release -p testbenches --test pfc
 
 clean:
 	$(CARGO) clean

@@ -4,6 +4,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::{Parser, Subcommand};
 use cosim::lockstep::{self, Options, Outcome, Waves};
 use model::mmu::Mmu;
+use model::pfc::Pfc;
 use model::stim::Stimulus;
 use model::{Block, Params};
 use std::path::PathBuf;
@@ -11,13 +12,14 @@ use std::process::ExitCode;
 use testbenches::Bench;
 
 /// Blocks with a golden model and RTL, in the order `all` runs them.
-const BLOCKS: &[&str] = &["mmu"];
+const BLOCKS: &[&str] = &["mmu", "pfc"];
 
 /// Calls `$f::<Block>($args)` for the block named `$name`.
 macro_rules! with_block {
     ($name:expr, $f:ident ( $($arg:expr),* )) => {
         match $name {
             "mmu" => $f::<Mmu>($($arg),*),
+            "pfc" => $f::<Pfc>($($arg),*),
             other => Err(anyhow!(
                 "unknown block `{other}` (known: {})", BLOCKS.join(", ")
             )),
