@@ -1051,13 +1051,13 @@ pub mod system {
     /// The seed's allowance for generating and processing the PAUSE,
     /// 3840 B = 60 quanta, in cycles.
     pub const ALLOWANCE_CYCLES: u64 = 3840 / BYTES_PER_CYCLE;
-    /// Cycles of our own pipeline inside the allowance, from the cycle of
-    /// the arrival that raises PAUSE to the last cycle in which the upstream
-    /// may still start a packet, without waiting and propagation: MMU xoff
-    /// register (1), frame decision (1), 8 beats, the peer's timer register
-    /// (1), minus the cycle the sender decides in (-2: it starts a packet in
-    /// the cycle before it sees the pause, and the last beat's cycle is the
-    /// one the frame lands in).
+    /// Cycles of our own pipeline inside the allowance. With the arrival
+    /// that raises PAUSE in cycle `t0`: the MMU's `xoff_o` is 1 in `t0 + 1`
+    /// (1), the frame starts there and its first beat is in `t0 + 2` (1), its
+    /// last beat 7 cycles later (7), the upstream's `pause_o` is 1 the cycle
+    /// after the last beat arrives (1), and the sender, which sees that
+    /// `proc_cycles` later, can still start a packet in the cycle before
+    /// (-1): 9 cycles, plus the waiting delay and two propagation delays.
     pub const PIPELINE_CYCLES: u64 = 9;
 
     /// Parameters of one run.

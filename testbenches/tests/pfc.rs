@@ -436,6 +436,109 @@ fn glitches_send_nothing_and_one_off_gives_one_xoff() {
     support::lockstep_or_report(&stim, "glitches");
 }
 
+/// REFERENCE.md: hysteresis. An MMU queue that hovers around its Xoff point
+/// (a cell into headroom, a cell out, for a long time) gives exactly one
+/// PAUSE, hence one XOFF frame (and its refreshes), and one RESUME once it
+/// drains below Xon.
+#[test]
+fn hysteresis_around_xoff_gives_one_xoff() {
+    use arbitrary_int::{i4, u3, u6};
+    use model::mmu::{Mmu, MmuConfig, MmuInputs, MmuParams};
+    let mp = MmuParams::default();
+    let mc = MmuConfig {
+        cfg_buf_cells_i: 100 + 4 * 20,
+        cfg_lossy_cells_i: 0,
+        cfg_priv_cells_i: 0,
+        cfg_hdrm_cells_i: 20,
+        cfg_xon_cells_i: 10,
+        cfg_alpha_i: i4::new(0),
+        cfg_alpha_lossy_i: i4::new(0),
+        cfg_lossless_i: 1 << 3,
+    };
+    let mut mmu = Mmu::new(&mp, &mc);
+    let p = PfcParams::default();
+    let c = cfg(8, 20, 0, 60);
+    let mut stim = Stimulus::<Pfc> {
+        params: p,
+        config: c.clone(),
+        cycles: Vec::new(),
+        seed: 8,
+    };
+    let one = |arr: bool, dep: bool| {
+        let mut i = MmuInputs::zero(&mp);
+        if arr {
+            i.arr_valid_i = true;
+            i.arr_prio_i = u3::new(3);
+            i.arr_len_i = u6::new(1);
+        }
+        if dep {
+            i.dep_valid_i = true;
+            i.dep_prio_i = u3::new(3);
+            i.dep_len_i = u6::new(1);
+        }
+        i
+    };
+    let mut pauses = 0;
+    let mut resumes = 0;
+    let mut crossings = 0;
+    let mut t = 0;
+    while t < 6000 {
+        let i = if t < 51 {
+            // Fill: 50 cells in shared (T = Bs - S), the 51st into headroom.
+            one(true, false)
+        } else if t < 4000 {
+            // Hover: a departure empties the headroom, the next arrival
+            // crosses the threshold into it again.
+            one(t % 2 == 0, t % 2 == 1)
+        } else {
+            one(false, true) // drain
+        };
+        let mo = mmu.step(&i);
+        if (51..4000).contains(&t)
+            && model::mmu::Verdict::from_code(mo.verdict_o) == model::mmu::Verdict::Headroom
+        {
+            crossings += 1;
+        }
+        pauses += mo.pause_o[3] as u32;
+        resumes += mo.resume_o[3] as u32;
+        let mut pi = PfcInputs::zero(&p);
+        pi.xoff_i = mo.xoff_o[..8]
+            .iter()
+            .enumerate()
+            .fold(0, |a, (k, &b)| a | (u8::from(b) << k));
+        stim.cycles.push(Cycle::Drive(pi));
+        t += 1;
+    }
+    assert!(
+        crossings > 1000,
+        "the queue did not hover around Xoff: {crossings}"
+    );
+    assert_eq!((pauses, resumes), (1, 1), "the MMU's hysteresis");
+    let outs = directed::outputs(&stim);
+    let frames = collect_frames(outs.iter().map(|o| o.as_ref()));
+    let mut adv = false;
+    let (mut xoffs, mut refreshes, mut res) = (0, 0, 0);
+    for f in &frames {
+        let (_, cev, times) = classify(&f.bytes, 0);
+        assert_eq!(cev, 1 << 3);
+        match (adv, times[3] != 0) {
+            (false, true) => xoffs += 1,
+            (true, true) => refreshes += 1,
+            (true, false) => res += 1,
+            (false, false) => panic!("RESUME while ON"),
+        }
+        adv = times[3] != 0;
+    }
+    assert_eq!(
+        (xoffs, res),
+        (1, 1),
+        "frames at {:?}",
+        frames.iter().map(|f| f.first).collect::<Vec<_>>()
+    );
+    assert!(refreshes >= 10, "{refreshes} refreshes");
+    support::lockstep_or_report(&stim, "hysteresis");
+}
+
 // ---------------------------------------------------------------------------
 // Receive
 // ---------------------------------------------------------------------------
