@@ -12,13 +12,13 @@ SEED        ?= 1
 VCD_CYCLES  ?= 2000
 SWITCHSIM   := target/release/switchsim
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PKGS    := verilator iverilog yosys
+APT_PKGS    := verilator iverilog yosys tshark
 
 FUZZ_TIME   ?= 3m
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
-.PHONY: all deps build run test lint test-mmu fuzz bench synth mutate clean
+.PHONY: all deps build run test lint test-mmu test-pfc fuzz bench synth mutate clean
 
 all: build
 
@@ -29,6 +29,9 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  command -v apt-get >/dev/null 2>&1 || { echo "error: $$missing missing and no apt-get; install Verilator 5.x by hand" >&2; exit 2; }; \
+	  if command -v debconf-set-selections >/dev/null 2>&1; then \
+	    echo "wireshark-common wireshark-common/install-setuid boolean false" | $(SUDO) debconf-set-selections; \
+	  fi; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 	@verilator --version
@@ -48,6 +51,10 @@ test: lint
 test-mmu: build
 	$(CARGO) test --release -p testbenches --test mmu
 
+test-pfc: build
+	$(CARGO) test --release -p model pfc
+	$(CARGO) test --release -p testbenches --test pfc
+
 # Time-boxed fuzz campaign over every block; fails on a mismatch or on a
 # coverage bin never hit.
 fuzz: build
@@ -57,9 +64,9 @@ fuzz: build
 # after touching one RTL file, then the speed figures side by side.
 bench: deps
 	@s=$$(date +%s.%N); VSIM_FORCE_REBUILD=1 $(CARGO) build --release -p cosim; e=$$(date +%s.%N); \
-	  cp target/vsim-build.tsv target/bench-cold.tsv; echo "$$e - $$s" | bc > target/bench-cold.wall
+	  cp target/vsim-build.tsv target/bench-cold.tsv; awk "BEGIN{print $$e - $$s}" > target/bench-cold.wall
 	@touch rtl/mmu.v; s=$$(date +%s.%N); $(CARGO) build --release -p cosim; e=$$(date +%s.%N); \
-	  cp target/vsim-build.tsv target/bench-incr.tsv; echo "$$e - $$s" | bc > target/bench-incr.wall
+	  cp target/vsim-build.tsv target/bench-incr.tsv; awk "BEGIN{print $$e - $$s}" > target/bench-incr.wall
 	$(SWITCHSIM) bench --write BENCHMARKS.md
 
 # Yosys synthesis of every block: no latches, no multiple drivers; cell

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use cosim::fuzz::{self, FuzzOptions};
 use cosim::lockstep::{self, Coverage, Options, Outcome, WaveFiles, Waves};
 use model::mmu::Mmu;
+use model::pfc::Pfc;
 use model::stim::Stimulus;
 use model::{Block, Params};
 use std::io::{IsTerminal, Write};
@@ -18,13 +19,14 @@ use std::time::Duration;
 use testbenches::Bench;
 
 /// Blocks with a golden model and RTL, in the order `all` runs them.
-const BLOCKS: &[&str] = &["mmu"];
+const BLOCKS: &[&str] = &["mmu", "pfc"];
 
 /// Calls `$f::<Block>($args)` for the block named `$name`.
 macro_rules! with_block {
     ($name:expr, $f:ident ( $($arg:expr),* )) => {
         match $name {
             "mmu" => $f::<Mmu>($($arg),*),
+            "pfc" => $f::<Pfc>($($arg),*),
             other => Err(anyhow!(
                 "unknown block `{other}` (known: {}, all)", BLOCKS.join(", ")
             )),

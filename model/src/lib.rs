@@ -14,6 +14,7 @@ pub mod port;
 pub mod stim;
 
 pub mod mmu;
+pub mod pfc;
 
 pub use block::{Block, ConfigError, Params};
 pub use port::{PortDesc, PortGroup, Shape};

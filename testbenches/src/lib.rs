@@ -8,6 +8,7 @@
 //! (which draws one stimulus from a seed, deterministically).
 
 pub mod mmu;
+pub mod pfc;
 
 use model::stim::{Cycle, Stimulus};
 use model::Block;

@@ -1,0 +1,1327 @@
+//! Stimulus for the PFC pause generator (`docs/pfc.md`).
+//!
+//! Configurations cover every runtime field over its legal range with the
+//! edges on purpose: one cycle per quantum and the largest `cfg_qcyc_i`, gap
+//! 0 and 255, the tightest refresh point (`R * qcyc = 8 + gap` exactly),
+//! quanta of exactly `R + 1` and 65535, SA 0 and the largest unicast address.
+//!
+//! Traffic has two independent halves, realised cycle by cycle against a
+//! shadow golden model:
+//!
+//! - `xoff_i`: segments of a level held for 1..3 cycles (glitches that must
+//!   not make a frame), a few to tens of cycles (changes that fall together or
+//!   land while a frame or the gap is in progress), or hundreds of cycles
+//!   (refreshes), over a few hot priorities;
+//! - the receive stream: good PFC frames (enable bits on and off, times 0,
+//!   1, small, 65535, DA multicast or our own address, a non-zero reserved
+//!   octet), and malformed ones (a flipped bit, truncated, over-long with and
+//!   without a correct FCS, another EtherType, the legacy PAUSE opcode, a wrong
+//!   DA, data frames), with idle cycles and garbage inside frames; frames
+//!   *aimed* so that their last beat lands one cycle before, at, or after the
+//!   cycle a running timer expires; and stretches of loopback (the shadow's
+//!   own transmit stream, delayed) so the receive side sees refreshes.
+
+use crate::Bench;
+use arbitrary_int::u3;
+use model::pfc::{
+    classify, crc32, mac_bytes, pfc_frame, Pfc, PfcConfig, PfcInputs, PfcOutputs, PfcParams,
+    RxClass, Timer, BEAT_BYTES, FRAME_BEATS, OPCODE_PAUSE, PFC_DA, PRIOS,
+};
+use model::stim::{Cycle, Stimulus};
+use model::{Block, PortGroup};
+use proptest::prelude::*;
+use std::collections::VecDeque;
+use std::ops::RangeInclusive;
+
+/// The link partner's MAC address (SA of the frames we receive).
+pub const PEER_SA: u64 = 0x02_aa_bb_cc_dd_ee;
+
+// ---------------------------------------------------------------------------
+// Configurations
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug)]
+struct CfgDraw {
+    qcyc_sel: u8,
+    qcyc: u64,
+    gap_sel: u8,
+    gap: u8,
+    r_extra_sel: u8,
+    r_extra: u64,
+    q_sel: [u8; PRIOS],
+    q_val: [u64; PRIOS],
+    sa_sel: u8,
+    sa: u64,
+    illegal: Option<u8>,
+}
+
+fn cfg_of(p: &PfcParams, d: CfgDraw, short: bool) -> PfcConfig {
+    let qmax = p.qcyc_max();
+    let qcyc = match d.qcyc_sel {
+        0 => 1,
+        1 => qmax,
+        2 => 1 + d.qcyc % qmax.min(16),
+        _ => 1 + d.qcyc % qmax,
+    };
+    let gap: u64 = match d.gap_sel {
+        0 => 0,
+        1 => 255,
+        2 => d.gap as u64 % 17,
+        _ => d.gap as u64,
+    };
+    let r_min = (FRAME_BEATS as u64 + gap).div_ceil(qcyc);
+    let r_extra = match d.r_extra_sel {
+        0 => 0,
+        1 => d.r_extra % 8,
+        2 => d.r_extra % 64,
+        _ if short => d.r_extra % 64,
+        _ => d.r_extra % 4096,
+    };
+    let r = (r_min + r_extra).min(65534);
+    // With `short`, pause times stay within a few thousand cycles.
+    let q_cap = if short {
+        (r + 1).max(4000 / qcyc).min(65535)
+    } else {
+        65535
+    };
+    let quanta: Vec<u16> = (0..PRIOS)
+        .map(|k| {
+            let q = match d.q_sel[k] {
+                0 => r + 1,
+                1 => 65535,
+                2 => r + 1 + d.q_val[k] % 16,
+                3 => r + 1 + d.q_val[k] % (2 * r + 1),
+                _ => r + 1 + d.q_val[k] % (65535 - r),
+            };
+            q.min(q_cap).max(r + 1) as u16
+        })
+        .collect();
+    let uni = |a: u64| a & 0xfeff_ffff_ffff;
+    let sa = match d.sa_sel {
+        0 => 0,
+        1 => 0xfeff_ffff_ffff,
+        _ => uni(d.sa),
+    };
+    let mut c = PfcConfig {
+        cfg_sa_i: sa,
+        cfg_quanta_i: quanta,
+        cfg_qcyc_i: qcyc as u16,
+        cfg_refresh_i: r as u16,
+        cfg_gap_i: gap as u8,
+    };
+    match d.illegal {
+        Some(0) => c.cfg_qcyc_i = 0,
+        Some(1) => c.cfg_refresh_i = (r_min - 1) as u16,
+        Some(2) => c.cfg_quanta_i[d.gap as usize % PRIOS] = c.cfg_refresh_i,
+        Some(_) => c.cfg_sa_i |= 1 << 40,
+        None => {}
+    }
+    c
+}
+
+fn cfg_strategy(p: &PfcParams, illegal: bool, short: bool) -> BoxedStrategy<PfcConfig> {
+    let p = *p;
+    let sel4 = || prop_oneof![2 => Just(0u8), 1 => Just(1u8), 4 => Just(2u8), 2 => Just(3u8)];
+    let q_sel =
+        prop_oneof![2 => Just(0u8), 1 => Just(1u8), 3 => Just(2u8), 3 => Just(3u8), 1 => Just(4u8)];
+    (
+        (sel4(), any::<u64>(), sel4(), any::<u8>()),
+        (sel4(), any::<u64>()),
+        (
+            proptest::array::uniform8(q_sel),
+            proptest::array::uniform8(any::<u64>()),
+        ),
+        (
+            prop_oneof![1 => Just(0u8), 1 => Just(1u8), 4 => Just(2u8)],
+            any::<u64>(),
+        ),
+        if illegal {
+            proptest::option::weighted(0.1, 0u8..4).boxed()
+        } else {
+            Just(None).boxed()
+        },
+    )
+        .prop_map(
+            move |(
+                (qcyc_sel, qcyc, gap_sel, gap),
+                (r_extra_sel, r_extra),
+                (q_sel, q_val),
+                (sa_sel, sa),
+                ill,
+            )| {
+                cfg_of(
+                    &p,
+                    CfgDraw {
+                        qcyc_sel,
+                        qcyc,
+                        gap_sel,
+                        gap,
+                        r_extra_sel,
+                        r_extra,
+                        q_sel,
+                        q_val,
+                        sa_sel,
+                        sa,
+                        illegal: ill,
+                    },
+                    short,
+                )
+            },
+        )
+        .boxed()
+}
+
+/// Configurations for variant `p` (mostly legal; with `illegal`, one in ten
+/// breaks one rule).
+pub fn config_strategy(p: &PfcParams, illegal: bool) -> BoxedStrategy<PfcConfig> {
+    cfg_strategy(p, illegal, false)
+}
+
+/// Legal configurations whose pause times stay within a few thousand cycles
+/// (so that a run sees several refreshes), edges included.
+pub fn short_config_strategy(p: &PfcParams) -> BoxedStrategy<PfcConfig> {
+    cfg_strategy(p, false, true)
+}
+
+// ---------------------------------------------------------------------------
+// Frames
+// ---------------------------------------------------------------------------
+
+/// Which DA a generated frame carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Da {
+    /// 01-80-C2-00-00-01.
+    Pfc,
+    /// The receiver's own address (`cfg_sa_i`).
+    Own,
+    /// Another address.
+    Other(u64),
+}
+
+/// What is done to a frame after it is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mutation {
+    /// Nothing: a valid frame of its kind.
+    None,
+    /// One bit flipped (bit index modulo the frame's bits), FCS left alone.
+    FlipBit(u16),
+    /// Cut to `n` bytes (1..=63).
+    Truncate(u8),
+    /// `n` more bytes of padding; with `fix`, the FCS is recomputed.
+    Extend(u8, bool),
+    /// Another EtherType, FCS recomputed.
+    EtherType(u16),
+    /// Another opcode, FCS recomputed.
+    Opcode(u16),
+    /// A data frame (EtherType 0x0800) of this many bytes (64..), good FCS.
+    Data(u16),
+}
+
+/// A frame to put on the receive stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameSpec {
+    /// Destination address.
+    pub da: Da,
+    /// Class-enable vector, both octets (the upper one is reserved).
+    pub cev: u16,
+    /// The eight times.
+    pub times: [u16; PRIOS],
+    /// What is done to it.
+    pub mutation: Mutation,
+}
+
+impl FrameSpec {
+    /// A valid PFC frame to the PFC address.
+    pub fn pfc(cev: u8, times: [u16; PRIOS]) -> Self {
+        FrameSpec {
+            da: Da::Pfc,
+            cev: cev as u16,
+            times,
+            mutation: Mutation::None,
+        }
+    }
+
+    /// The frame's bytes, FCS included, as received by a port whose address
+    /// is `own_sa`.
+    pub fn bytes(&self, own_sa: u64) -> Vec<u8> {
+        let da = match self.da {
+            Da::Pfc => PFC_DA,
+            Da::Own => mac_bytes(own_sa),
+            Da::Other(a) => mac_bytes(a),
+        };
+        let mut f = pfc_frame(PEER_SA, self.cev, &self.times).to_vec();
+        f[0..6].copy_from_slice(&da);
+        let refcs = |f: &mut Vec<u8>| {
+            let n = f.len() - 4;
+            let fcs = crc32(&f[..n]);
+            f[n..].copy_from_slice(&fcs.to_le_bytes());
+        };
+        refcs(&mut f);
+        match self.mutation {
+            Mutation::None => {}
+            Mutation::FlipBit(b) => {
+                let b = b as usize % (f.len() * 8);
+                f[b / 8] ^= 1 << (b % 8);
+            }
+            Mutation::Truncate(n) => f.truncate((n as usize).clamp(1, 63)),
+            Mutation::Extend(n, fix) => {
+                let fcs: Vec<u8> = f[60..].to_vec();
+                f.truncate(60);
+                f.extend(std::iter::repeat_n(0u8, n.max(1) as usize));
+                f.extend(fcs);
+                if fix {
+                    refcs(&mut f);
+                }
+            }
+            Mutation::EtherType(t) => {
+                f[12..14].copy_from_slice(&t.to_be_bytes());
+                refcs(&mut f);
+            }
+            Mutation::Opcode(op) => {
+                f[14..16].copy_from_slice(&op.to_be_bytes());
+                refcs(&mut f);
+            }
+            Mutation::Data(n) => {
+                let n = (n as usize).max(64);
+                f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+                f.resize(n, 0);
+                for (k, b) in f.iter_mut().enumerate().skip(14) {
+                    *b = (k as u8).wrapping_mul(37) ^ 0x5a;
+                }
+                refcs(&mut f);
+            }
+        }
+        f
+    }
+}
+
+/// One beat of a stream: (data, last, empty).
+pub type Beat = (u64, bool, u8);
+
+/// The beats of `bytes` (8 bytes per beat, byte 0 in bits 7:0).
+pub fn beats(bytes: &[u8]) -> Vec<Beat> {
+    let n = bytes.len().div_ceil(BEAT_BYTES);
+    (0..n)
+        .map(|k| {
+            let chunk = &bytes[k * BEAT_BYTES..((k + 1) * BEAT_BYTES).min(bytes.len())];
+            let mut v = 0u64;
+            for (j, &b) in chunk.iter().enumerate() {
+                v |= (b as u64) << (8 * j);
+            }
+            let last = k + 1 == n;
+            let empty = if last {
+                (BEAT_BYTES - chunk.len()) as u8
+            } else {
+                0
+            };
+            (v, last, empty)
+        })
+        .collect()
+}
+
+fn times_strategy() -> impl Strategy<Value = u16> {
+    prop_oneof![
+        2 => Just(0u16),
+        2 => Just(1u16),
+        4 => 1u16..=8,
+        3 => 1u16..=300,
+        1 => Just(65535u16),
+        1 => any::<u16>(),
+    ]
+}
+
+/// Frames of every kind (valid and malformed) for the receive stream.
+pub fn frame_spec_strategy() -> impl Strategy<Value = FrameSpec> {
+    let da = prop_oneof![
+        8 => Just(Da::Pfc),
+        2 => Just(Da::Own),
+        1 => any::<u64>().prop_map(|a| Da::Other(a & 0xffff_ffff_ffff)),
+        1 => Just(Da::Other(0x0180_c200_0002)),
+    ];
+    let cev = prop_oneof![
+        6 => any::<u8>().prop_map(|c| c as u16),
+        2 => (0usize..8).prop_map(|p| 1u16 << p),
+        1 => Just(0xffu16),
+        1 => any::<u16>(),
+    ];
+    let mutation = prop_oneof![
+        12 => Just(Mutation::None),
+        2 => any::<u16>().prop_map(Mutation::FlipBit),
+        2 => (1u8..=63).prop_map(Mutation::Truncate),
+        1 => Just(Mutation::Truncate(60)),
+        2 => (1u8..=24, any::<bool>()).prop_map(|(n, f)| Mutation::Extend(n, f)),
+        1 => prop_oneof![Just(0x0800u16), Just(0x8809), any::<u16>()].prop_map(Mutation::EtherType),
+        1 => prop_oneof![Just(OPCODE_PAUSE), Just(0x0102u16), any::<u16>()].prop_map(Mutation::Opcode),
+        1 => (64u16..=200).prop_map(Mutation::Data),
+    ];
+    (
+        da,
+        cev,
+        proptest::array::uniform8(times_strategy()),
+        mutation,
+    )
+        .prop_map(|(da, cev, times, mutation)| FrameSpec {
+            da,
+            cev,
+            times,
+            mutation,
+        })
+}
+
+// ---------------------------------------------------------------------------
+// Intents and their realisation
+// ---------------------------------------------------------------------------
+
+/// One item of the receive stream.
+#[derive(Clone, Debug)]
+pub enum RxItem {
+    /// Idle cycles; `garbage` puts random data / last on them.
+    Idle(u16, bool),
+    /// A frame; `idle_every` > 0 inserts an idle cycle after every that many
+    /// beats; `junk_empty` puts random `empty` values on non-last beats.
+    Frame {
+        /// The frame.
+        spec: FrameSpec,
+        /// Idle cycle after every `idle_every` beats (0: none).
+        idle_every: u8,
+        /// Random `empty` on beats that are not last.
+        junk_empty: bool,
+    },
+    /// A valid PFC frame loading `prio` with `time`, its last beat placed
+    /// `delta` cycles after the last cycle the running timer would be
+    /// non-zero (a plain frame if the timer is not running).
+    Aimed {
+        /// Priority whose timer is aimed at.
+        prio: u8,
+        /// Offset of the last beat from the timer's last paused cycle.
+        delta: i8,
+        /// The new time.
+        time: u16,
+        /// Extra enable bits.
+        more: u8,
+    },
+    /// The shadow's own transmit stream, `delay` cycles late, for about
+    /// `cycles` cycles (until no frame is half-way through).
+    Loop {
+        /// Cycles.
+        cycles: u16,
+        /// Link delay (1..).
+        delay: u8,
+    },
+}
+
+/// The intents of a run: an `xoff_i` track, a receive track and rare resets.
+#[derive(Clone, Debug)]
+pub struct Intents {
+    /// `(level, cycles)` segments of `xoff_i`.
+    pub xoff: Vec<(u8, u16)>,
+    /// The receive stream.
+    pub rx: Vec<RxItem>,
+    /// Cycles at which reset is held.
+    pub resets: Vec<usize>,
+}
+
+/// Turns intents into `len` concrete cycles, consulting a shadow model for
+/// aimed frames and loopback.
+pub fn realize(p: &PfcParams, cfg: &PfcConfig, it: &Intents, len: usize) -> Vec<Cycle<PfcInputs>> {
+    let mut shadow = Pfc::new(p, cfg);
+    let qe = shadow.derived().qe;
+    let mut out = Vec::with_capacity(len);
+    let mut xs = it
+        .xoff
+        .iter()
+        .flat_map(|&(v, n)| std::iter::repeat_n(v, n.max(1) as usize));
+    let mut rx_items = it.rx.iter().cycle();
+    let mut queue: VecDeque<Option<(Beat, bool)>> = VecDeque::new();
+    let mut history: VecDeque<PfcOutputs> = VecDeque::new();
+    let mut looping: Option<(usize, u8)> = None;
+    let mut loop_mid_frame = false;
+    let mut junk = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next_junk = move || {
+        junk ^= junk << 13;
+        junk ^= junk >> 7;
+        junk ^= junk << 17;
+        junk
+    };
+    let mut xoff = 0u8;
+    for t in 0..len {
+        if it.resets.contains(&t) {
+            shadow = Pfc::new(p, cfg);
+            queue.clear();
+            history.clear();
+            looping = None;
+            loop_mid_frame = false;
+            out.push(Cycle::Reset);
+            continue;
+        }
+        if let Some(x) = xs.next() {
+            xoff = x;
+        }
+        let mut i = PfcInputs::zero(p);
+        i.xoff_i = xoff;
+        // Receive stream.
+        if let Some((left, delay)) = looping {
+            let d = delay.max(1) as usize;
+            if history.len() >= d {
+                let o = &history[history.len() - d];
+                if o.tx_valid_o {
+                    i.rx_valid_i = true;
+                    i.rx_last_i = o.tx_last_o;
+                    i.rx_empty_i = o.tx_empty_o;
+                    i.rx_data_i = o.tx_data_o;
+                    loop_mid_frame = !o.tx_last_o;
+                }
+            }
+            looping = if left > 1 || loop_mid_frame {
+                Some((left.saturating_sub(1), delay))
+            } else {
+                None
+            };
+        } else {
+            if queue.is_empty() {
+                match rx_items.next() {
+                    None | Some(RxItem::Idle(0, _)) => queue.push_back(None),
+                    Some(RxItem::Idle(n, garbage)) => {
+                        for _ in 0..*n {
+                            queue.push_back(garbage.then(|| {
+                                let g = next_junk();
+                                ((g, g & 1 != 0, (g >> 8) as u8 & 7), false)
+                            }));
+                        }
+                    }
+                    Some(RxItem::Frame {
+                        spec,
+                        idle_every,
+                        junk_empty,
+                    }) => {
+                        for (k, (d, last, empty)) in
+                            beats(&spec.bytes(cfg.cfg_sa_i)).into_iter().enumerate()
+                        {
+                            let e = if !last && *junk_empty {
+                                next_junk() as u8 & 7
+                            } else {
+                                empty
+                            };
+                            queue.push_back(Some(((d, last, e), true)));
+                            if *idle_every > 0 && (k + 1) % *idle_every as usize == 0 && !last {
+                                let g = next_junk();
+                                queue.push_back(Some(((g, g & 1 != 0, 0), false)));
+                            }
+                        }
+                    }
+                    Some(RxItem::Aimed {
+                        prio,
+                        delta,
+                        time,
+                        more,
+                    }) => {
+                        let pr = *prio as usize % PRIOS;
+                        let tm = shadow.rx_timer(pr);
+                        let rem = tm.remaining(qe) as i64;
+                        // Last beat at cycle t + wait + 7 = t + rem - 1 + delta.
+                        let wait = if tm.tq == 0 {
+                            0
+                        } else {
+                            (rem - 1 + *delta as i64 - (FRAME_BEATS as i64 - 1)).clamp(0, 3000)
+                        };
+                        for _ in 0..wait {
+                            queue.push_back(None);
+                        }
+                        let mut times = [0u16; PRIOS];
+                        times[pr] = *time;
+                        let spec = FrameSpec::pfc((1u8 << pr) | more, times);
+                        for b in beats(&spec.bytes(cfg.cfg_sa_i)) {
+                            queue.push_back(Some((b, true)));
+                        }
+                    }
+                    Some(RxItem::Loop { cycles, delay }) => {
+                        looping = Some((*cycles as usize, *delay));
+                        queue.push_back(None);
+                    }
+                }
+            }
+            if let Some(Some(((d, last, empty), valid))) = queue.pop_front() {
+                i.rx_valid_i = valid;
+                i.rx_last_i = last;
+                i.rx_empty_i = u3::new(empty & 7);
+                i.rx_data_i = d;
+            }
+        }
+        let o = shadow.step(&i);
+        history.push_back(o);
+        if history.len() > 300 {
+            history.pop_front();
+        }
+        out.push(Cycle::Drive(i));
+    }
+    out
+}
+
+fn xoff_track(hot: u8, segs: usize) -> impl Strategy<Value = Vec<(u8, u16)>> {
+    let seg = (
+        prop_oneof![8 => any::<u8>(), 1 => Just(0xffu8)],
+        prop_oneof![
+            3 => 1u16..=3,
+            4 => 4u16..=40,
+            2 => 50u16..=400,
+            1 => 400u16..=1500,
+        ],
+    );
+    proptest::collection::vec(seg, segs..=segs * 2).prop_map(move |v| {
+        let mut level = 0u8;
+        v.into_iter()
+            .map(|(flip, n)| {
+                let f = flip & hot;
+                level ^= if f == 0 { hot & flip.rotate_left(3) } else { f };
+                (level, n)
+            })
+            .collect()
+    })
+}
+
+fn rx_item() -> impl Strategy<Value = RxItem> {
+    prop_oneof![
+        4 => (0u16..=40, any::<bool>()).prop_map(|(n, g)| RxItem::Idle(n, g)),
+        1 => (100u16..=800).prop_map(|n| RxItem::Idle(n, false)),
+        10 => (frame_spec_strategy(), prop_oneof![6 => Just(0u8), 1 => 1u8..=8], proptest::bool::weighted(0.2))
+            .prop_map(|(spec, idle_every, junk_empty)| RxItem::Frame { spec, idle_every, junk_empty }),
+        3 => (0u8..8, -1i8..=1, times_strategy(), prop_oneof![3 => Just(0u8), 1 => any::<u8>()])
+            .prop_map(|(prio, delta, time, more)| RxItem::Aimed { prio, delta, time, more }),
+        2 => (50u16..=1200, 1u8..=20).prop_map(|(cycles, delay)| RxItem::Loop { cycles, delay }),
+    ]
+}
+
+/// Runs of cycles for configuration `cfg`.
+pub fn cycles_strategy(
+    p: &PfcParams,
+    cfg: &PfcConfig,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<Vec<Cycle<PfcInputs>>> {
+    let p = *p;
+    let cfg = cfg.clone();
+    let hot = prop_oneof![
+        2 => (0usize..8).prop_map(|k| 1u8 << k),
+        3 => any::<u8>().prop_filter("some priority", |m| *m != 0),
+        1 => Just(0xffu8),
+    ];
+    (len, hot)
+        .prop_flat_map(|(n, hot)| {
+            (
+                Just(n),
+                xoff_track(hot, n / 120 + 4),
+                proptest::collection::vec(rx_item(), n / 40 + 4..=n / 20 + 8),
+                proptest::bool::weighted(0.3),
+                any::<u16>(),
+            )
+        })
+        .prop_map(move |(n, xoff, rx, reset, at)| {
+            // A reset in the middle of a run, in a few runs.
+            let resets = if reset && at % 16 == 0 {
+                vec![at as usize % n.max(1)]
+            } else {
+                vec![]
+            };
+            realize(&p, &cfg, &Intents { xoff, rx, resets }, n)
+        })
+        .boxed()
+}
+
+impl Bench for Pfc {
+    fn config_strategy(p: &PfcParams, illegal: bool) -> BoxedStrategy<PfcConfig> {
+        config_strategy(p, illegal)
+    }
+    fn cycles_strategy(
+        p: &PfcParams,
+        cfg: &PfcConfig,
+        len: RangeInclusive<usize>,
+    ) -> BoxedStrategy<Vec<Cycle<PfcInputs>>> {
+        cycles_strategy(p, cfg, len)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Transmit-stream decoding and the loopback properties
+// ---------------------------------------------------------------------------
+
+/// A frame seen on a transmit stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TxFrame {
+    /// Cycle of its first beat.
+    pub first: usize,
+    /// Cycle of its last beat.
+    pub last: usize,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Collects frames from a transmit stream, one output per cycle (`None` for
+/// a reset cycle, which drops a frame half-way through).
+pub fn collect_frames<'a>(outs: impl IntoIterator<Item = Option<&'a PfcOutputs>>) -> Vec<TxFrame> {
+    let mut v = Vec::new();
+    let mut cur: Option<TxFrame> = None;
+    for (t, o) in outs.into_iter().enumerate() {
+        let Some(o) = o else {
+            cur = None;
+            continue;
+        };
+        if !o.tx_valid_o {
+            continue;
+        }
+        let f = cur.get_or_insert_with(|| TxFrame {
+            first: t,
+            last: t,
+            bytes: Vec::new(),
+        });
+        let n = if o.tx_last_o {
+            BEAT_BYTES - o.tx_empty_o.value() as usize
+        } else {
+            BEAT_BYTES
+        };
+        f.bytes
+            .extend((0..n).map(|j| (o.tx_data_o >> (8 * j)) as u8));
+        if o.tx_last_o {
+            f.last = t;
+            v.push(cur.take().unwrap());
+        }
+    }
+    v
+}
+
+/// What a loopback run saw.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoopStats {
+    /// Frames sent.
+    pub frames: usize,
+    /// Priorities sent as XOFF after being ON (changes).
+    pub xoffs: usize,
+    /// Priorities re-sent as XOFF while OFF (refreshes).
+    pub refreshes: usize,
+    /// Priorities sent as RESUME.
+    pub resumes: usize,
+    /// Cycles the peer had any priority paused.
+    pub paused_cycles: usize,
+    /// Longest stretch during which one priority stayed paused.
+    pub longest_pause: usize,
+}
+
+/// One instance looped onto itself: `xoff[t]` drives `xoff_i`, its own
+/// transmit stream reaches its receive side `link` cycles later. Returns the
+/// stimulus (for replay in co-simulation) and every cycle's outputs.
+pub fn loopback(
+    p: &PfcParams,
+    cfg: &PfcConfig,
+    xoff: &[u8],
+    link: usize,
+) -> (Stimulus<Pfc>, Vec<PfcOutputs>) {
+    assert!(link >= 1, "the link is at least one register");
+    let mut m = Pfc::new(p, cfg);
+    let mut outs: Vec<PfcOutputs> = Vec::with_capacity(xoff.len());
+    let mut cycles = Vec::with_capacity(xoff.len());
+    for (t, &x) in xoff.iter().enumerate() {
+        let mut i = PfcInputs::zero(p);
+        i.xoff_i = x;
+        if t >= link {
+            let o = &outs[t - link];
+            i.rx_valid_i = o.tx_valid_o;
+            i.rx_last_i = o.tx_last_o;
+            i.rx_empty_i = o.tx_empty_o;
+            i.rx_data_i = o.tx_data_o;
+        }
+        outs.push(m.step(&i));
+        cycles.push(Cycle::Drive(i));
+    }
+    (
+        Stimulus {
+            params: *p,
+            config: cfg.clone(),
+            cycles,
+            seed: 0x100b,
+        },
+        outs,
+    )
+}
+
+/// Checks the issue's properties on a loopback run (see `loopback`):
+///
+/// 1. every frame is a valid 64-byte PFC frame (by the reference decoder),
+///    XOFF times are `cfg_quanta_i[p]`, disabled times 0;
+/// 2. no frame carries a priority whose state did not change and whose
+///    refresh was not due: an XOFF for a priority advertised OFF comes at
+///    least `1 + (Q - R) * qcyc` cycles after the previous one, a RESUME only
+///    for a priority advertised OFF, and each carried state equals `xoff_i`
+///    in the cycle before the first beat;
+/// 3. a priority whose request stayed OFF for the last `L = 16 + gap + link`
+///    cycles is paused at the peer, one that stayed ON is not: XOFF and
+///    RESUME take effect within the frame latency, and a priority that stays
+///    OFF is kept paused with no gap cycle;
+/// 4. the peer's pause of a priority only ends the cycle after a RESUME for
+///    it was received: a timer never runs out.
+pub fn check_loopback(
+    cfg: &PfcConfig,
+    xoff: &[u8],
+    outs: &[PfcOutputs],
+    link: usize,
+) -> Result<LoopStats, String> {
+    let qe = cfg.cfg_qcyc_i.max(1) as usize;
+    let r = cfg.cfg_refresh_i as usize;
+    let frames = collect_frames(outs.iter().map(Some));
+    let mut st = LoopStats {
+        frames: frames.len(),
+        ..LoopStats::default()
+    };
+    let mut adv = [false; PRIOS];
+    let mut last_off = [None::<usize>; PRIOS];
+    // Frames by the rx cycle of their last beat.
+    let mut landed: Vec<Option<(u8, [u16; PRIOS])>> = vec![None; outs.len() + link + 1];
+    for f in &frames {
+        let (class, cev, times) = classify(&f.bytes, 0);
+        if class != RxClass::Pfc || f.bytes.len() != 64 || f.bytes[0..6] != PFC_DA {
+            return Err(format!(
+                "frame at cycle {}: not a valid PFC frame ({class:?})",
+                f.first
+            ));
+        }
+        if f.bytes[6..12] != mac_bytes(cfg.cfg_sa_i) || f.bytes[16] != 0 {
+            return Err(format!(
+                "frame at cycle {}: SA or reserved octet wrong",
+                f.first
+            ));
+        }
+        if f.last != f.first + FRAME_BEATS - 1 {
+            return Err(format!(
+                "frame at cycle {}: beats not back to back",
+                f.first
+            ));
+        }
+        let d = f.first - 1; // decision cycle
+        for (k, &tm) in times.iter().enumerate() {
+            let on = cev >> k & 1 != 0;
+            if !on {
+                if tm != 0 {
+                    return Err(format!(
+                        "frame at {}: time[{k}] = {tm} for a disabled priority",
+                        f.first
+                    ));
+                }
+                continue;
+            }
+            let req = xoff[d] >> k & 1 != 0;
+            if (tm != 0) != req {
+                return Err(format!(
+                    "frame at {}: priority {k} sent time {tm} but xoff_i was {} when it started",
+                    f.first, req as u8
+                ));
+            }
+            if tm != 0 {
+                if tm != cfg.cfg_quanta_i[k] {
+                    return Err(format!(
+                        "frame at {}: priority {k} time {tm} != quanta",
+                        f.first
+                    ));
+                }
+                if adv[k] {
+                    let prev = last_off[k].unwrap();
+                    let q = cfg.cfg_quanta_i[k] as usize;
+                    let min = 1 + (q - r) * qe;
+                    if f.first - prev < min {
+                        return Err(format!(
+                            "frame at {}: priority {k} refreshed {} cycles after the previous XOFF, \
+                             before its refresh point ({min} cycles): an unnecessary frame",
+                            f.first,
+                            f.first - prev
+                        ));
+                    }
+                    st.refreshes += 1;
+                } else {
+                    st.xoffs += 1;
+                }
+                last_off[k] = Some(f.first);
+                adv[k] = true;
+            } else {
+                if !adv[k] {
+                    return Err(format!(
+                        "frame at {}: RESUME for priority {k}, which was not advertised OFF: an \
+                         unnecessary frame",
+                        f.first
+                    ));
+                }
+                st.resumes += 1;
+                adv[k] = false;
+            }
+        }
+        if f.last + link < landed.len() {
+            landed[f.last + link] = Some((cev, times));
+        }
+    }
+    let lat = model::pfc::frame_latency(cfg.cfg_gap_i, link as u64) as usize;
+    let mut run = [0usize; PRIOS];
+    for t in 1..outs.len() {
+        let pause = outs[t].pause_o;
+        if pause != 0 {
+            st.paused_cycles += 1;
+        }
+        for k in 0..PRIOS {
+            let now = pause >> k & 1 != 0;
+            let before = outs[t - 1].pause_o >> k & 1 != 0;
+            run[k] = if now { run[k] + 1 } else { 0 };
+            st.longest_pause = st.longest_pause.max(run[k]);
+            if before && !now {
+                let ok = matches!(landed[t - 1], Some((cev, times)) if cev >> k & 1 != 0 && times[k] == 0);
+                if !ok {
+                    return Err(format!(
+                        "cycle {t}: priority {k} stopped being paused without a RESUME (its timer \
+                         ran out: a gap)"
+                    ));
+                }
+            }
+            if t >= lat {
+                let win = &xoff[t - lat..=t];
+                if win.iter().all(|x| x >> k & 1 != 0) && !now {
+                    return Err(format!(
+                        "cycle {t}: priority {k} requested OFF since cycle {} (>= {lat} cycles) but \
+                         the peer is not paused",
+                        t - lat
+                    ));
+                }
+                if win.iter().all(|x| x >> k & 1 == 0) && now {
+                    return Err(format!(
+                        "cycle {t}: priority {k} requested ON since cycle {} (>= {lat} cycles) but \
+                         the peer is still paused",
+                        t - lat
+                    ));
+                }
+            }
+        }
+    }
+    Ok(st)
+}
+
+/// Replays a loopback run and counts the frames that reloaded a receive
+/// timer in the last cycle it would have been non-zero (a refresh that lands
+/// exactly at expiry: the tightest legal case, `R * qcyc = 8 + gap`).
+pub fn refreshes_at_expiry(p: &PfcParams, cfg: &PfcConfig, xoff: &[u8], link: usize) -> usize {
+    let (stim, _) = loopback(p, cfg, xoff, link);
+    let mut m = Pfc::new(p, cfg);
+    let qe = m.derived().qe;
+    let mut n = 0;
+    for c in &stim.cycles {
+        let Cycle::Drive(i) = c else { continue };
+        let before: Vec<Timer> = (0..PRIOS).map(|k| m.rx_timer(k)).collect();
+        let o = m.step(i);
+        if RxClass::from_code(o.rx_done_o) == Some(RxClass::Pfc) {
+            for (k, b) in before.iter().enumerate() {
+                if b.remaining(qe) == 1 && m.rx_timer(k).tq != 0 {
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
+}
+
+/// `xoff_i` patterns for loopback: per priority, levels held for a random
+/// number of cycles, long enough (in `scale` units) to see refreshes.
+pub fn xoff_pattern_strategy(len: usize, scale: usize) -> BoxedStrategy<Vec<u8>> {
+    let seg = (
+        any::<u8>(),
+        prop_oneof![
+            2 => 1usize..=4,
+            3 => 5usize..=60,
+            3 => (scale / 4).max(1)..=(scale * 3).max(2),
+        ],
+    );
+    proptest::collection::vec(seg, 2..=30)
+        .prop_map(move |segs| {
+            let mut v = Vec::with_capacity(len);
+            let mut level = 0u8;
+            for (flip, n) in segs.iter().cycle() {
+                level ^= flip;
+                v.extend(std::iter::repeat_n(level, *n));
+                if v.len() >= len {
+                    break;
+                }
+            }
+            v.truncate(len);
+            v
+        })
+        .boxed()
+}
+
+// ---------------------------------------------------------------------------
+// pcap
+// ---------------------------------------------------------------------------
+
+/// A classic pcap file (link type Ethernet) holding `frames` (FCS included),
+/// one microsecond apart.
+pub fn pcap(frames: &[Vec<u8>]) -> Vec<u8> {
+    let mut v = Vec::new();
+    v.extend(0xa1b2_c3d4u32.to_le_bytes());
+    v.extend(2u16.to_le_bytes());
+    v.extend(4u16.to_le_bytes());
+    v.extend(0i32.to_le_bytes());
+    v.extend(0u32.to_le_bytes());
+    v.extend(65535u32.to_le_bytes());
+    v.extend(1u32.to_le_bytes());
+    for (k, f) in frames.iter().enumerate() {
+        v.extend((k as u32 / 1_000_000).to_le_bytes());
+        v.extend((k as u32 % 1_000_000).to_le_bytes());
+        v.extend((f.len() as u32).to_le_bytes());
+        v.extend((f.len() as u32).to_le_bytes());
+        v.extend(f);
+    }
+    v
+}
+
+// ---------------------------------------------------------------------------
+// Directed stimuli
+// ---------------------------------------------------------------------------
+
+/// Directed stimuli (closed loop against the model, replayed in co-simulation).
+pub mod directed {
+    use super::*;
+
+    /// Appends the beats of `spec` (back to back) to `cycles`, with `xoff`.
+    pub fn push_frame(
+        p: &PfcParams,
+        cfg: &PfcConfig,
+        cycles: &mut Vec<Cycle<PfcInputs>>,
+        spec: &FrameSpec,
+        xoff: u8,
+    ) {
+        for (d, last, empty) in beats(&spec.bytes(cfg.cfg_sa_i)) {
+            let mut i = PfcInputs::zero(p);
+            i.xoff_i = xoff;
+            i.rx_valid_i = true;
+            i.rx_last_i = last;
+            i.rx_empty_i = u3::new(empty);
+            i.rx_data_i = d;
+            cycles.push(Cycle::Drive(i));
+        }
+    }
+
+    /// Appends `n` idle cycles with `xoff`.
+    pub fn push_idle(p: &PfcParams, cycles: &mut Vec<Cycle<PfcInputs>>, n: usize, xoff: u8) {
+        for _ in 0..n {
+            let mut i = PfcInputs::zero(p);
+            i.xoff_i = xoff;
+            cycles.push(Cycle::Drive(i));
+        }
+    }
+
+    /// Runs the model over `s`; every cycle's outputs.
+    pub fn outputs(s: &Stimulus<Pfc>) -> Vec<Option<PfcOutputs>> {
+        let mut m = Pfc::new(&s.params, &s.config);
+        s.cycles
+            .iter()
+            .map(|c| match c {
+                Cycle::Drive(i) => Some(m.step(i)),
+                Cycle::Reset => {
+                    m = Pfc::new(&s.params, &s.config);
+                    None
+                }
+            })
+            .collect()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The system scenario
+// ---------------------------------------------------------------------------
+
+/// MMU admission, this block, a link and an upstream sender that obeys the
+/// received pause vector (model level). See `docs/pfc.md`, "System scenario".
+///
+/// Units: the link carries one 8-byte beat per cycle (`C = 8 B/cycle`; at
+/// 100 Gb/s a cycle is 0.64 ns); a cell is 64 bytes (8 cycles on the link);
+/// a pause quantum (512 bits) is 64 bytes, so `cfg_qcyc_i = 8`. The seed's
+/// headroom `eta = 2 (C Dprop + L_MTU) + 3840 B` is therefore
+/// `eta = D / 4 + 2 L + 60` cells for a one-way delay of `D` cycles and an
+/// MTU of `L` cells.
+pub mod system {
+    use super::*;
+    use arbitrary_int::{i4, u6};
+    use model::mmu::{Mmu, MmuConfig, MmuInputs, MmuParams, Verdict};
+
+    /// Bytes per cycle on the link.
+    pub const BYTES_PER_CYCLE: u64 = 8;
+    /// Bytes per cell.
+    pub const CELL_BYTES: u64 = 64;
+    /// Cycles per pause quantum (512 bits at 8 bytes per cycle).
+    pub const QCYC: u16 = 8;
+    /// The seed's allowance for generating and processing the PAUSE,
+    /// 3840 B = 60 quanta, in cycles.
+    pub const ALLOWANCE_CYCLES: u64 = 3840 / BYTES_PER_CYCLE;
+    /// Cycles of our own pipeline inside the allowance. With the arrival
+    /// that raises PAUSE in cycle `t0`: the MMU's `xoff_o` is 1 in `t0 + 1`
+    /// (1), the frame starts there and its first beat is in `t0 + 2` (1), its
+    /// last beat 7 cycles later (7), the upstream's `pause_o` is 1 the cycle
+    /// after the last beat arrives (1), and the sender, which sees that
+    /// `proc_cycles` later, can still start a packet in the cycle before
+    /// (-1): 9 cycles, plus the waiting delay and two propagation delays.
+    pub const PIPELINE_CYCLES: u64 = 9;
+
+    /// Parameters of one run.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Setup {
+        /// One-way propagation delay of the link, cycles (multiple of 4).
+        pub link: u64,
+        /// MTU in cells (the upstream sends packets of this size).
+        pub mtu_cells: u32,
+        /// Headroom per lossless queue, cells.
+        pub eta_cells: u32,
+        /// Cycles the upstream needs to act on its pause vector (on top of
+        /// our pipeline): `ALLOWANCE_CYCLES - PIPELINE_CYCLES` for the
+        /// seed's worst case.
+        pub proc_cycles: u64,
+        /// Before every PFC frame the reverse link starts an MTU data frame
+        /// (the waiting delay of the seed, worst case).
+        pub adversarial_mac: bool,
+        /// Cycles with the egress stalled, then the queue drains at line rate.
+        pub stall_cycles: u64,
+        /// Total cycles.
+        pub cycles: u64,
+    }
+
+    impl Setup {
+        /// The seed's worst case for link delay `link` and MTU `mtu_cells`,
+        /// with the formula's headroom.
+        pub fn worst_case(link: u64, mtu_cells: u32) -> Self {
+            let stall = 2 * link + 40 * 8 * mtu_cells as u64 + 30_000;
+            Setup {
+                link,
+                mtu_cells,
+                eta_cells: eta_formula_cells(link, mtu_cells),
+                proc_cycles: ALLOWANCE_CYCLES - PIPELINE_CYCLES,
+                adversarial_mac: true,
+                stall_cycles: stall,
+                cycles: stall + 4 * link + 20_000,
+            }
+        }
+    }
+
+    /// `eta = 2 (C Dprop + L_MTU) + 3840 B`, in cells.
+    pub fn eta_formula_bytes(link: u64, mtu_cells: u32) -> u64 {
+        2 * (BYTES_PER_CYCLE * link + mtu_cells as u64 * CELL_BYTES) + 3840
+    }
+
+    /// The formula in cells (`link` a multiple of 4: exact).
+    pub fn eta_formula_cells(link: u64, mtu_cells: u32) -> u32 {
+        eta_formula_bytes(link, mtu_cells).div_ceil(CELL_BYTES) as u32
+    }
+
+    /// What a run measured.
+    #[derive(Clone, Debug, Default)]
+    pub struct Outcome {
+        /// Headroom configured, cells.
+        pub eta_cells: u32,
+        /// Most headroom cells the queue ever held.
+        pub max_headroom: u32,
+        /// Lossless packets dropped.
+        pub drops: u32,
+        /// PFC frames on the reverse link.
+        pub pfc_frames: u32,
+        /// Data packets the upstream sent.
+        pub packets: u32,
+        /// Cycles from the arrival that raised the first PAUSE to the last
+        /// packet start of the upstream before it stopped.
+        pub reaction: Option<u64>,
+        /// The upstream's pause of the lossless priority went from 1 to 0
+        /// while the switch queue was still OFF (a gap: must never happen).
+        pub gaps: u32,
+        /// The upstream resumed after the drain phase.
+        pub resumed: bool,
+        /// Frames the upstream's receiver classified, by class code.
+        pub rx_classes: [u32; 8],
+    }
+
+    /// Runs the scenario.
+    pub fn run(s: &Setup) -> Outcome {
+        const PRIO: usize = 3;
+        let l = s.mtu_cells;
+        let pkt_cycles = 8 * l as u64;
+        // MMU: 4 ports, priority 3 lossless, no private buffer, alpha = 1:
+        // one congested queue takes 10 packets in shared, the 11th goes whole
+        // into headroom and raises PAUSE.
+        let mp = MmuParams::default();
+        let bs = 20 * l;
+        let mc = MmuConfig {
+            cfg_buf_cells_i: bs + mp.ports as u32 * s.eta_cells,
+            cfg_lossy_cells_i: 0,
+            cfg_priv_cells_i: 0,
+            cfg_hdrm_cells_i: s.eta_cells,
+            cfg_xon_cells_i: l,
+            cfg_alpha_i: i4::new(0),
+            cfg_alpha_lossy_i: i4::new(0),
+            cfg_lossless_i: 1 << PRIO,
+        };
+        assert!(Mmu::check(&mp, &mc).is_ok());
+        let mut mmu = Mmu::new(&mp, &mc);
+        // PFC: both ends the same configuration. The MAC may hold a frame
+        // back by one MTU, so the refresh point leaves room for that too.
+        let pp = PfcParams::default();
+        let pc = PfcConfig {
+            cfg_sa_i: 0x02_00_00_00_00_01,
+            cfg_quanta_i: vec![1024; PRIOS],
+            cfg_qcyc_i: QCYC,
+            cfg_refresh_i: 512,
+            cfg_gap_i: 0,
+        };
+        assert!(Pfc::check(&pp, &pc).is_ok());
+        assert!(
+            512 * QCYC as u64 >= 8 + pkt_cycles + 8,
+            "refresh must cover the MAC delay"
+        );
+        let mut sw = Pfc::new(&pp, &pc); // switch port: transmit side used
+        let mut up = Pfc::new(
+            &pp,
+            &PfcConfig {
+                cfg_sa_i: PEER_SA,
+                ..pc.clone()
+            },
+        ); // upstream port: receive side used
+        let data_frame = beats(
+            &FrameSpec {
+                da: Da::Other(0x02_00_00_00_00_01),
+                cev: 0,
+                times: [0; PRIOS],
+                mutation: Mutation::Data((l as u64 * CELL_BYTES) as u16),
+            }
+            .bytes(0),
+        );
+        let mut out = Outcome {
+            eta_cells: s.eta_cells,
+            ..Outcome::default()
+        };
+        let d = s.link as usize;
+        let mut fwd: VecDeque<u64> = VecDeque::new(); // arrival cycles at the switch
+        let mut rev: VecDeque<Option<Beat>> = VecDeque::from(vec![None; d]);
+        let mut pause_seen: VecDeque<bool> = VecDeque::from(vec![false; s.proc_cycles as usize]);
+        let mut pfc_fifo: VecDeque<Beat> = VecDeque::new();
+        let mut data_left = 0usize;
+        let mut pfc_in_progress = false;
+        let mut sending_left = 0u64; // cycles left of the packet being sent upstream
+        let mut last_start = 0u64;
+        let mut first_pause_at: Option<u64> = None;
+        let mut dep_timer = 0u64;
+        let mut up_was_paused = false;
+        let mut paused_ever = false;
+        for t in 0..s.cycles {
+            // Upstream: obeys its pause vector, `proc_cycles` late, at packet
+            // boundaries; back-to-back MTU packets otherwise.
+            let seen = if s.proc_cycles == 0 {
+                up_was_paused
+            } else {
+                *pause_seen.front().unwrap()
+            };
+            if sending_left == 0 && !seen {
+                sending_left = pkt_cycles;
+                fwd.push_back(t + s.link);
+                out.packets += 1;
+                last_start = t;
+            }
+            sending_left = sending_left.saturating_sub(1);
+            // Switch: MMU admission, departures after the stall.
+            let mut mi = MmuInputs::zero(&mp);
+            if fwd.front() == Some(&t) {
+                fwd.pop_front();
+                mi.arr_valid_i = true;
+                mi.arr_port_i = 0;
+                mi.arr_prio_i = arbitrary_int::u3::new(PRIO as u8);
+                mi.arr_len_i = u6::new(l as u8);
+            }
+            if t >= s.stall_cycles {
+                if dep_timer == 0 {
+                    let st = mmu.state();
+                    let have = st.priv_q[PRIO] + st.shr_q[PRIO] + st.hdr_q[PRIO];
+                    if have > 0 {
+                        mi.dep_valid_i = true;
+                        mi.dep_port_i = 0;
+                        mi.dep_prio_i = arbitrary_int::u3::new(PRIO as u8);
+                        mi.dep_len_i = u6::new(have.min(l) as u8);
+                    }
+                    dep_timer = pkt_cycles;
+                }
+                dep_timer -= 1;
+            }
+            let mo = mmu.step(&mi);
+            let v = Verdict::from_code(mo.verdict_o);
+            if v == Verdict::Drop {
+                out.drops += 1;
+            }
+            if mo.pause_o[PRIO] && first_pause_at.is_none() {
+                first_pause_at = Some(t);
+            }
+            out.max_headroom = out.max_headroom.max(mmu.state().hdr_q[PRIO]);
+            let xoff_now = mo.xoff_o[..PRIOS]
+                .iter()
+                .enumerate()
+                .fold(0u8, |a, (k, &b)| a | (u8::from(b) << k));
+            // Switch port's PFC transmitter.
+            let mut si = PfcInputs::zero(&pp);
+            si.xoff_i = xoff_now;
+            let so = sw.step(&si);
+            if so.tx_valid_o {
+                pfc_fifo.push_back((so.tx_data_o, so.tx_last_o, so.tx_empty_o.value()));
+            }
+            // The MAC of the switch port: a data frame in progress finishes;
+            // then PFC frames; an adversarial MAC starts a data frame just
+            // before each PFC frame.
+            let beat = if data_left > 0 {
+                data_left -= 1;
+                Some(data_frame[data_frame.len() - 1 - data_left])
+            } else if let Some(&b) = pfc_fifo.front() {
+                if s.adversarial_mac && !pfc_in_progress {
+                    pfc_in_progress = true;
+                    data_left = data_frame.len() - 1;
+                    Some(data_frame[0])
+                } else {
+                    pfc_fifo.pop_front();
+                    if b.1 {
+                        pfc_in_progress = false;
+                        out.pfc_frames += 1;
+                    } else {
+                        pfc_in_progress = true;
+                    }
+                    Some(b)
+                }
+            } else {
+                None
+            };
+            rev.push_back(beat);
+            // Upstream port's receiver.
+            let mut ui = PfcInputs::zero(&pp);
+            if let Some((data, last, empty)) = rev.pop_front().flatten() {
+                ui.rx_valid_i = true;
+                ui.rx_last_i = last;
+                ui.rx_empty_i = u3::new(empty);
+                ui.rx_data_i = data;
+            }
+            let uo = up.step(&ui);
+            if let Some(c) = RxClass::from_code(uo.rx_done_o) {
+                out.rx_classes[c as usize] += 1;
+            }
+            let paused = uo.pause_o >> PRIO & 1 != 0;
+            if up_was_paused && !paused && mmu.state().xoff_q[PRIO] {
+                out.gaps += 1;
+            }
+            if paused {
+                paused_ever = true;
+            }
+            if paused_ever && !paused && t > s.stall_cycles {
+                out.resumed = true;
+            }
+            up_was_paused = paused;
+            if s.proc_cycles > 0 {
+                pause_seen.pop_front();
+                pause_seen.push_back(paused);
+            }
+            if let Some(t0) = first_pause_at {
+                if out.reaction.is_none() && seen && t > t0 {
+                    out.reaction = Some(last_start - (t0 - s.link));
+                }
+            }
+            mmu.assert_invariants();
+        }
+        out
+    }
+}
