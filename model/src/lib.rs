@@ -14,6 +14,7 @@ pub mod port;
 pub mod stim;
 
 pub mod mmu;
+pub mod stx_analytic;
 
 pub use block::{Block, ConfigError, Params};
 pub use port::{PortDesc, PortGroup, Shape};
