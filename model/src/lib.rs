@@ -13,6 +13,7 @@ pub mod block;
 pub mod port;
 pub mod stim;
 
+pub mod arbiter;
 pub mod mmu;
 pub mod stx_analytic;
 
