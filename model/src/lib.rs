@@ -16,6 +16,7 @@ pub mod stim;
 pub mod arbiter;
 pub mod mmu;
 pub mod stx_analytic;
+pub mod stx_system;
 
 pub use block::{Block, ConfigError, Params};
 pub use port::{PortDesc, PortGroup, Shape};
