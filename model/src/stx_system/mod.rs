@@ -7,8 +7,11 @@
 //! - `N` **input adapters**, each with a VOQ per output, a retransmission
 //!   (RTX) queue per VOQ of `B_RTX = RTT` cells and a sequence-number counter
 //!   per VOQ. A cell arriving is put in its VOQ and reported to the arbiter
-//!   at once (R1). In a slot without a grant, or with a wasted one (R2, R8),
-//!   the adapter sends the oldest eligible cell speculatively (oldest cell
+//!   at once (R1) — unless the VOQ already has `2^CW - 1` requests
+//!   outstanding (the arbiter's counter limit, `docs/arbiter.md`): then the
+//!   request waits in the adapter and goes in the first slot the limit
+//!   allows (one request per input per slot, oldest first). In a slot
+//!   without a grant, or with a wasted one (R2, R8), the adapter sends the oldest eligible cell speculatively (oldest cell
 //!   first, OCF): it moves from the VOQ to the RTX queue and goes to the
 //!   crossbar with a speculative request (SRQ) to the arbiter. Each cell is
 //!   sent speculatively at most once (R5). A cell is eligible if its VOQ's
@@ -216,9 +219,30 @@ pub struct Config {
     pub measure: (u64, u64),
     /// Keep the per-cell delivery trace and the event log.
     pub trace: bool,
+    /// Most requests a VOQ may have outstanding (the arbiter's counter
+    /// maximum `2^CW - 1`).
+    pub req_limit: u64,
 }
 
 impl Config {
+    /// `N` ports, `R` receivers, round trip `rtt`, STX on or off; 6 iSLIP
+    /// iterations (as in the paper), statistics over the whole run, no
+    /// trace, the request limit of the arbiter variant of [`arbiter_setup`].
+    pub fn new(n: usize, r: usize, rtt: u64, stx: bool) -> Self {
+        let mut c = Config {
+            n,
+            r,
+            rtt,
+            stx,
+            iters: 6,
+            measure: (0, u64::MAX),
+            trace: false,
+            req_limit: 0,
+        };
+        c.req_limit = arbiter_setup(&c).0.cnt_max() as u64;
+        c
+    }
+
     /// `B_RTX = B_RSQ = RTT`.
     pub fn window(&self) -> usize {
         self.rtt as usize
@@ -376,6 +400,9 @@ pub struct Stats {
     pub rsq_overflow: u64,
     /// Requests dropped by the arbiter (any time; must stay 0).
     pub req_dropped: u64,
+    /// Slots in which an input held back a request (counter limit, or more
+    /// than one request waiting), any time.
+    pub req_deferred: u64,
     /// Cells departing out of sequence (any time; must stay 0).
     pub order_errors: u64,
 }
@@ -468,6 +495,10 @@ struct Input {
     grants: Vec<u64>,
     /// Bit `j`: VOQ `j` is not empty.
     busy: u64,
+    /// Requests not yet sent (outputs, oldest first).
+    pending: VecDeque<usize>,
+    /// Per VOQ: requests sent minus grants received.
+    outstanding: Vec<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -544,6 +575,8 @@ impl<A: SlotArbiter> System<A> {
                     next_seq: vec![0; n],
                     grants: vec![0; n],
                     busy: 0,
+                    pending: VecDeque::new(),
+                    outstanding: vec![0; n],
                 })
                 .collect(),
             outputs: (0..n)
@@ -690,12 +723,26 @@ impl<A: SlotArbiter> System<A> {
                 inp.next_seq[j] += 1;
                 inp.voq[j].push_back(Cell { seq, arr: t });
                 inp.busy |= 1 << j;
-                up_new.reqs[i] = Some(j);
+                inp.pending.push_back(j);
                 self.in_system += 1;
                 if self.in_window(t) {
                     self.stats.cells += 1;
                 }
                 self.log(Event::Arrive { t, i, j, seq });
+            }
+            // One request per slot, oldest first, within the counter limit.
+            let inp = &mut self.inputs[i];
+            let lim = self.cfg.req_limit;
+            if !inp.pending.is_empty() {
+                let pos = inp.pending.iter().position(|&j| inp.outstanding[j] < lim);
+                if pos != Some(0) || inp.pending.len() > 1 {
+                    self.stats.req_deferred += 1;
+                }
+                if let Some(k) = pos {
+                    let j = inp.pending.remove(k).expect("pending request");
+                    inp.outstanding[j] += 1;
+                    up_new.reqs[i] = Some(j);
+                }
             }
             // ACKs first (R6): the acknowledged cell leaves the RTX queue.
             if let Some((j, seq)) = down_now.acks[i] {
@@ -711,6 +758,7 @@ impl<A: SlotArbiter> System<A> {
                 let inp = &mut self.inputs[i];
                 let k = inp.grants[j];
                 inp.grants[j] += 1;
+                inp.outstanding[j] -= 1;
                 let (cell, retx) = if let Some(c) = inp.rtx[j].pop_front() {
                     (Some(c), true)
                 } else if let Some(c) = inp.voq[j].pop_front() {
