@@ -6,9 +6,11 @@
 //! - [`lockstep`]: model and RTL side by side, every output compared every
 //!   cycle; the first mismatch is reported with waveforms and a repro file.
 //! - [`wave`]: the model's waveform, in the RTL waveform's hierarchy.
+//! - [`stx`]: the STX switch system simulation around the arbiter RTL.
 
 pub mod lockstep;
 pub mod rtl;
+pub mod stx;
 pub mod wave;
 
 pub use lockstep::{run, Mismatch, Options, Outcome, Summary, Waves};

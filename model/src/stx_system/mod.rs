@@ -405,7 +405,13 @@ pub struct Stats {
     pub req_deferred: u64,
     /// Cells departing out of sequence (any time; must stay 0).
     pub order_errors: u64,
+    /// Batch means: the measurement window cut into [`BATCHES`] equal
+    /// parts by arrival slot; per part the delay sum and the cells delivered.
+    pub batches: Vec<(u64, u64)>,
 }
+
+/// Number of batches of [`Stats::batches`].
+pub const BATCHES: usize = 10;
 
 impl Stats {
     /// Mean delay of the delivered cells (slots).
@@ -449,6 +455,24 @@ impl Stats {
     /// Share of grants that were wasted (`P_w`).
     pub fn p_w(&self) -> f64 {
         self.wasted as f64 / self.grants.max(1) as f64
+    }
+    /// Half-width of the 95 % confidence interval of the mean delay, by
+    /// batch means (Student t with `BATCHES - 1` degrees of freedom).
+    pub fn delay_ci95(&self) -> f64 {
+        let m: Vec<f64> = self
+            .batches
+            .iter()
+            .filter(|b| b.1 > 0)
+            .map(|&(s, c)| s as f64 / c as f64)
+            .collect();
+        if m.len() < 2 {
+            return f64::NAN;
+        }
+        let k = m.len() as f64;
+        let mean = m.iter().sum::<f64>() / k;
+        let var = m.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (k - 1.0);
+        // t_{0.975, 9} = 2.262 (9 = BATCHES - 1 degrees of freedom)
+        2.262 * (var / k).sqrt()
     }
 }
 
@@ -594,6 +618,7 @@ impl<A: SlotArbiter> System<A> {
             stats: Stats {
                 n,
                 slots: cfg.measure.1.saturating_sub(cfg.measure.0),
+                batches: vec![(0, 0); BATCHES],
                 ..Stats::default()
             },
             deliveries: Vec::new(),
@@ -665,6 +690,19 @@ impl<A: SlotArbiter> System<A> {
         for _ in 0..slots {
             self.step(traffic);
         }
+    }
+
+    /// Runs up to the end of the measurement window, then on with the same
+    /// traffic until every measured cell has left: true, or `cap` slots in
+    /// all have passed: false.
+    pub fn run_measured(&mut self, traffic: &mut dyn Traffic, cap: u64) -> bool {
+        while self.t < cap {
+            if self.t >= self.cfg.measure.1 && self.stats.delivered == self.stats.cells {
+                return true;
+            }
+            self.step(traffic);
+        }
+        self.stats.delivered == self.stats.cells
     }
 
     /// Runs without arrivals until every cell has left (true) or `max`
@@ -987,6 +1025,10 @@ impl<A: SlotArbiter> System<A> {
                 s.delay_sq_sum += (delay as u128) * (delay as u128);
                 s.delay_max = s.delay_max.max(delay);
                 s.reseq_sum += reseq;
+                let (m0, m1) = self.cfg.measure;
+                let b = ((f.arr - m0) as u128 * BATCHES as u128 / (m1 - m0) as u128) as usize;
+                s.batches[b].0 += delay;
+                s.batches[b].1 += 1;
             }
             fnv(
                 &mut self.hash,
