@@ -14,7 +14,7 @@ SWITCHSIM   := target/release/switchsim
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PKGS    := verilator
 
-.PHONY: all deps build run test lint test-mmu test-arbiter clean
+.PHONY: all deps build run test lint test-mmu test-arbiter test-stx sweep-stx clean
 
 all: build
 
@@ -46,6 +46,16 @@ test-mmu: build
 
 test-arbiter: build
 	$(CARGO) test --release -p testbenches --test arbiter
+
+# STX switch system (seed 004): analytic model, system properties and Fig. 2
+# scenarios (model crate), system with model vs RTL arbiter (testbenches).
+test-stx: build
+	$(CARGO) test --release -p model stx_
+	$(CARGO) test --release -p testbenches --test stx
+
+# Delay/throughput/STX figures vs the analytic model, N = 64, RTT = 64.
+sweep-stx: build
+	$(SWITCHSIM) sweep --out out/stx_sweep.csv
 
 clean:
 	$(CARGO) clean

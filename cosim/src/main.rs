@@ -292,7 +292,7 @@ fn lint_block<B: Block>(rtl: &std::path::Path, failed: &mut usize) -> Result<u8>
 
 fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &std::path::Path) -> Result<u8> {
     use cosim::stx::{csv_rows, sweep, CSV_HEADER};
-    if spec.rtt % 2 != 0 || !(2..=126).contains(&spec.rtt) {
+    if !spec.rtt.is_multiple_of(2) || !(2..=126).contains(&spec.rtt) {
         return Err(anyhow!("--rtt {}: must be even, in 2..=126", spec.rtt));
     }
     if !spec.n.is_power_of_two() || !(2..=64).contains(&spec.n) {

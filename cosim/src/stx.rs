@@ -201,7 +201,7 @@ pub const CSV_HEADER: &str = "n,rtt,r,load,offered,slots,\
 delay_stx_sim,delay_stx_ci95,delay_stx_analytic,delay_nostx_sim,delay_nostx_ci95,delay_nostx_analytic,\
 throughput_stx,throughput_nostx,p_s_sim,p_s_analytic,p_s_given_s_sim,p_s_given_s_analytic,\
 p_ss_sim,p_ss_analytic,spurious_sim,spurious_analytic,wasted_sim,wasted_analytic,\
-dup_per_cell,reseq_mean,rsq_max,rtx_max,complete";
+dup_per_cell,reseq_mean,rsq_max,rtx_max,lost_to_wasted,complete";
 
 /// One CSV row per (R, load): the STX run, the run without STX at the same
 /// load beside it, and the analytic model (`model::stx_analytic`).
@@ -220,7 +220,7 @@ pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<String> {
             let an = model::stx_analytic::solve(spec.n, r.min(spec.n), spec.rtt as f64, load);
             rows.push(format!(
                 "{},{},{},{:.3},{:.4},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},\
-                 {:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.3},{},{},{}",
+                 {:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.3},{},{},{:.4},{}",
                 spec.n,
                 spec.rtt,
                 r,
@@ -249,6 +249,7 @@ pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<String> {
                 a.mean_reseq(),
                 a.rsq_max,
                 a.rtx_max,
+                a.spec_lost_to_wasted as f64 / a.cells.max(1) as f64,
                 s.complete && o.complete
             ));
         }

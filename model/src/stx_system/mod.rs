@@ -131,19 +131,17 @@ pub fn arbiter_inputs(
 pub fn arbiter_outcome(o: &ArbiterOutputs, srqs: &[Option<(usize, u16)>], out: &mut SlotOutcome) {
     let n = o.gnt_valid_o.len();
     let mut winners = vec![0u64; n];
-    for i in 0..n {
+    for (i, srq) in srqs.iter().enumerate().take(n) {
         out.grants[i] = o.grant(i);
         out.acks[i] = o.ack(i);
-        if out.acks[i].is_some() {
-            if let Some((j, _)) = srqs[i] {
-                winners[j] |= 1 << i;
-            }
+        if let (Some(_), Some((j, _))) = (out.acks[i], srq) {
+            winners[*j] |= 1 << i;
         }
     }
-    for j in 0..n {
+    for (j, w) in winners.iter().enumerate() {
         out.xb_mask[j] = o.xb_mask_o[j];
         out.xb_arb[j] = if o.xb_arb_o[j] {
-            let rest = o.xb_mask_o[j] & !winners[j];
+            let rest = o.xb_mask_o[j] & !w;
             (rest != 0).then(|| rest.trailing_zeros() as usize)
         } else {
             None
@@ -376,6 +374,10 @@ pub struct Stats {
     pub spec_sent: u64,
     /// Of the cells, delivered through their speculative copy.
     pub spec_ok: u64,
+    /// Of the cells, speculative copies lost at an output whose arbitrated
+    /// receiver was reserved by a grant that turned out wasted (no cell
+    /// came): the arbiter cannot know a grant will be wasted.
+    pub spec_lost_to_wasted: u64,
     /// Departures in the window (all cells).
     pub departures: u64,
     /// Grants reaching their input in the window.
@@ -575,7 +577,7 @@ impl<A: SlotArbiter> System<A> {
         let n = cfg.n;
         assert!((2..=64).contains(&n), "N in 2..=64");
         assert!(
-            cfg.rtt >= 2 && cfg.rtt % 2 == 0 && cfg.rtt < 128,
+            cfg.rtt >= 2 && cfg.rtt.is_multiple_of(2) && cfg.rtt < 128,
             "RTT even in 2..=126"
         );
         assert!(cfg.r >= 1, "R >= 1");
@@ -911,6 +913,14 @@ impl<A: SlotArbiter> System<A> {
         // 3. The crossbar: the cells sent d slots ago.
         let mut xo_new = Vec::new();
         let mut at_output = vec![0usize; n];
+        // Outputs whose reserved arbitrated receiver gets no cell (the grant
+        // D slots ago was wasted).
+        let mut phantom: Vec<bool> = self.outcome.xb_arb.iter().map(|a| a.is_some()).collect();
+        for f in up_now.cells.iter().flatten() {
+            if !f.spec {
+                phantom[f.j] = false;
+            }
+        }
         for i in 0..n {
             let Some(f) = up_now.cells[i] else {
                 continue;
@@ -934,6 +944,9 @@ impl<A: SlotArbiter> System<A> {
                         seq: f.seq,
                     });
                 } else {
+                    if phantom[j] && self.in_window(f.arr) {
+                        self.stats.spec_lost_to_wasted += 1;
+                    }
                     self.log(Event::XbarLoss {
                         t,
                         i,

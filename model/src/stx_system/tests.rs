@@ -60,7 +60,7 @@ fn single_cell_without_stx_takes_two_rtt() {
     assert_eq!(s.stats().regular, 1);
 }
 
-fn find<'a>(s: &'a System<ModelArbiter>, f: impl Fn(&Event) -> bool) -> Vec<&'a Event> {
+fn find(s: &System<ModelArbiter>, f: impl Fn(&Event) -> bool) -> Vec<&Event> {
     s.events().iter().filter(|e| f(e)).collect()
 }
 
@@ -298,6 +298,7 @@ fn fig2a_out_of_order_delivery() {
     assert!(s.stats().reseq_sum > 0);
 }
 
+#[allow(clippy::too_many_arguments)]
 fn random_run(
     n: usize,
     r: usize,
