@@ -440,6 +440,12 @@ impl Arbiter {
     pub fn last_slot(&self) -> &SlotInfo {
         &self.last
     }
+    /// The same registers under another configuration (what-if analysis and
+    /// tests; the hardware holds its configuration for a whole run).
+    pub fn reconfigure(&mut self, c: &ArbiterConfig) {
+        self.c = c.clone();
+        self.err = c.is_illegal();
+    }
 
     /// Checks the register invariants; panics with the broken one.
     pub fn assert_invariants(&self) {

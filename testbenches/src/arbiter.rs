@@ -17,8 +17,8 @@
 //!   (all VOQs busy, full matchings);
 //! - `Burst`: each input sends bursts of 1..=32 requests (and SRQs) to one
 //!   output, bursts biased to the hot outputs;
-//! - `Triangle`: input `i` requests outputs `>= i` (long iSLIP chains: many
-//!   iterations produce matches);
+//! - `Triangle`: input `i` requests output `i + t mod (N - i)` in slot `t`
+//!   (long iSLIP chains: at N = 64 iterations 7 and 8 produce matches);
 //! - `Idle`.
 
 use crate::Bench;
@@ -202,7 +202,7 @@ pub fn expand(p: &ArbiterParams, phases: &[Phase], total: usize) -> Vec<Cycle<Ar
                             }
                         }
                         Pattern::Burst => hot,
-                        Pattern::Triangle => inp + rng.below(n - inp),
+                        Pattern::Triangle => inp + (t0 + t) % (n - inp),
                     }
                 };
                 let req = match ph.pattern {
