@@ -201,10 +201,13 @@ pub const CSV_HEADER: &str = "n,rtt,r,load,offered,slots,\
 delay_stx_sim,delay_stx_ci95,delay_stx_analytic,delay_nostx_sim,delay_nostx_ci95,delay_nostx_analytic,\
 throughput_stx,throughput_nostx,p_s_sim,p_s_analytic,p_s_given_s_sim,p_s_given_s_analytic,\
 p_ss_sim,p_ss_analytic,spurious_sim,spurious_analytic,wasted_sim,wasted_analytic,\
-dup_per_cell,reseq_mean,rsq_max,rtx_max,lost_to_wasted,complete";
+dup_per_cell,reseq_mean,rsq_max,rtx_max,lost_to_wasted,complete,\
+delay_stx_analytic_reserving,p_s_given_s_analytic_reserving";
 
 /// One CSV row per (R, load): the STX run, the run without STX at the same
-/// load beside it, and the analytic model (`model::stx_analytic`).
+/// load beside it, and the analytic model (`model::stx_analytic`); the last
+/// two columns are our variant of it in which wasted grants reserve a
+/// receiver too (`solve_reserving`), not the paper's.
 pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<String> {
     let mut rows = Vec::new();
     for &r in &spec.rs {
@@ -218,9 +221,11 @@ pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<String> {
             let (s, o) = (find(Some(r)), find(None));
             let (a, b) = (&s.stats, &o.stats);
             let an = model::stx_analytic::solve(spec.n, r.min(spec.n), spec.rtt as f64, load);
+            let av =
+                model::stx_analytic::solve_reserving(spec.n, r.min(spec.n), spec.rtt as f64, load);
             rows.push(format!(
                 "{},{},{},{:.3},{:.4},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},\
-                 {:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.3},{},{},{:.4},{}",
+                 {:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.3},{},{},{:.4},{},{:.3},{:.4}",
                 spec.n,
                 spec.rtt,
                 r,
@@ -250,7 +255,9 @@ pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<String> {
                 a.rsq_max,
                 a.rtx_max,
                 a.spec_lost_to_wasted as f64 / a.cells.max(1) as f64,
-                s.complete && o.complete
+                s.complete && o.complete,
+                av.delay_stx,
+                av.p_s_given_s
             ));
         }
     }

@@ -222,6 +222,13 @@ pub struct Inputs {
     pub rtt: f64,
     /// Load `λ` (0 < λ < 1).
     pub lambda: f64,
+    /// Our variant, not the paper's: every grant reserves the arbitrated
+    /// receiver of its output, also a grant that turns out wasted (as the
+    /// arbiter does, not knowing cells). The speculative successes (22) are
+    /// then computed with granted arrivals of rate `λ` (all grants) instead
+    /// of `σ` (grants that carry a cell), and `μ_F = μ_s + σ` (24). `false`
+    /// is the paper's model.
+    pub reserve_wasted: bool,
 }
 
 /// Every measure of the model at its fixed point.
@@ -337,7 +344,12 @@ impl Inputs {
         let alpha_d = 1.0 - mu / lam * (1.0 - p0); // (40)
         let p_s = (1.0 - alpha_d).clamp(0.0, 1.0); // (41)
         let lambda_s = lam * p_s; // (7)
-        let (mu_s, mu_f) = fabric(self.n, self.r, lambda_s, sigma);
+        let (mu_s, mu_f) = if self.reserve_wasted {
+            let (ms, _) = fabric(self.n, self.r, lambda_s, lam);
+            (ms, ms + sigma)
+        } else {
+            fabric(self.n, self.r, lambda_s, sigma)
+        };
         let p_s_given_s = if lambda_s > 0.0 { mu_s / lambda_s } else { 1.0 }; // (25)
                                                                               // (44): P_SA = p0 {1 + λ G(X_g - RTT)} P_{s|S}.
         let y = x - self.rtt;
@@ -539,9 +551,29 @@ pub fn output_moments(
     (b1, b2)
 }
 
-/// Solves the model for `(N, R, RTT, λ)`.
+/// Solves the paper's model for `(N, R, RTT, λ)`.
 pub fn solve(n: usize, r: usize, rtt: f64, lambda: f64) -> Solution {
-    Inputs { n, r, rtt, lambda }.solve()
+    Inputs {
+        n,
+        r,
+        rtt,
+        lambda,
+        reserve_wasted: false,
+    }
+    .solve()
+}
+
+/// Solves our variant in which wasted grants reserve a receiver too (see
+/// [`Inputs::reserve_wasted`]).
+pub fn solve_reserving(n: usize, r: usize, rtt: f64, lambda: f64) -> Solution {
+    Inputs {
+        n,
+        r,
+        rtt,
+        lambda,
+        reserve_wasted: true,
+    }
+    .solve()
 }
 
 #[cfg(test)]
@@ -683,6 +715,22 @@ mod tests {
     }
 
     #[test]
+    fn reserving_variant_lowers_r1_speculative_success() {
+        // With every grant reserving the receiver, at R = 1 a speculative
+        // cell wins iff no grant reserved its output and no other SRQ won:
+        // P_{s|S} = (1 - λ) P(A_S >= 1) / λ_S.
+        let v = solve_reserving(64, 1, 64.0, 0.1);
+        let pa = binomial_pmf(64, v.lambda_s / 64.0);
+        let expect = (1.0 - 0.1) * (1.0 - pa[0]) / v.lambda_s;
+        assert!(close(v.p_s_given_s, expect, 1e-9));
+        let p = solve(64, 1, 64.0, 0.1);
+        assert!(v.p_s_given_s < p.p_s_given_s - 0.05 && v.delay_stx > p.delay_stx + 3.0);
+        // no wasted grants at high load: both models coincide
+        let (v, p) = (solve_reserving(64, 2, 64.0, 0.8), solve(64, 2, 64.0, 0.8));
+        assert!(close(v.delay_stx, p.delay_stx, 1e-6));
+    }
+
+    #[test]
     fn paper_curve_shapes() {
         let d = |r, l| solve(64, r, 64.0, l);
         for &r in &[1, 2, 8] {
@@ -730,6 +778,11 @@ mod table {
             for k in 1..=9 {
                 let l = k as f64 / 10.0;
                 let s = super::solve(64, r, 64.0, l);
+                let v = super::solve_reserving(64, r, 64.0, l);
+                println!(
+                    "  variant: D={:.2} Ps|S={:.3} PSs={:.3} Pw={:.3}",
+                    v.delay_stx, v.p_s_given_s, v.p_ss, v.p_w
+                );
                 println!(
                     "R={r} λ={l:.1} D={:.2} D0={:.2} PS={:.3} Ps|S={:.3} PSs={:.3} Q={:.3} Pw={:.3} σ={:.3} σd={:.4} WB={:.3} it={}/{}",
                     s.delay_stx, s.delay_no_stx, s.p_s, s.p_s_given_s, s.p_ss, s.q, s.p_w, s.sigma, s.sigma_d, s.w_b, s.outer_iters, s.inner_iters
