@@ -18,7 +18,7 @@ FUZZ_TIME   ?= 3m
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
-.PHONY: all deps build run test lint test-mmu test-pfc fuzz bench synth mutate clean
+.PHONY: all deps build run test lint test-mmu test-pfc fuzz bench synth mutate clean test-arbiter test-stx sweep-stx
 
 all: build
 
@@ -78,6 +78,19 @@ synth: build
 # default test budget; report in docs/mutation.md.
 mutate: build
 	$(SWITCHSIM) mutate --write docs/mutation.md
+
+test-arbiter: build
+	$(CARGO) test --release -p testbenches --test arbiter
+
+# STX switch system (seed 004): analytic model, system properties and Fig. 2
+# scenarios (model crate), system with model vs RTL arbiter (testbenches).
+test-stx: build
+	$(CARGO) test --release -p model stx_
+	$(CARGO) test --release -p testbenches --test stx
+
+# Delay/throughput/STX figures vs the analytic model, N = 64, RTT = 64.
+sweep-stx: build
+	$(SWITCHSIM) sweep --out out/stx_sweep.csv
 
 clean:
 	$(CARGO) clean

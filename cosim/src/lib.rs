@@ -6,6 +6,7 @@
 //! - [`lockstep`]: model and RTL side by side, every output compared every
 //!   cycle; the first mismatch is reported with waveforms and a repro file.
 //! - [`wave`]: the model's waveform, in the RTL waveform's hierarchy.
+//! - [`stx`]: the STX switch system simulation around the arbiter RTL.
 
 pub mod bench;
 pub mod config;
@@ -15,6 +16,7 @@ pub mod lockstep;
 pub mod mutate;
 pub mod rtl;
 pub mod shimgen;
+pub mod stx;
 pub mod wave;
 
 pub use lockstep::{run, Coverage, Mismatch, Options, Outcome, Summary, WaveFiles, Waves};

@@ -8,6 +8,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
 use cosim::fuzz::{self, FuzzOptions};
 use cosim::lockstep::{self, Coverage, Options, Outcome, WaveFiles, Waves};
+use model::arbiter::Arbiter;
 use model::mmu::Mmu;
 use model::pfc::Pfc;
 use model::stim::Stimulus;
@@ -19,7 +20,7 @@ use std::time::Duration;
 use testbenches::Bench;
 
 /// Blocks with a golden model and RTL, in the order `all` runs them.
-const BLOCKS: &[&str] = &["mmu", "pfc"];
+const BLOCKS: &[&str] = &["mmu", "pfc", "arbiter"];
 
 /// Calls `$f::<Block>($args)` for the block named `$name`.
 macro_rules! with_block {
@@ -27,6 +28,7 @@ macro_rules! with_block {
         match $name {
             "mmu" => $f::<Mmu>($($arg),*),
             "pfc" => $f::<Pfc>($($arg),*),
+            "arbiter" => $f::<Arbiter>($($arg),*),
             other => Err(anyhow!(
                 "unknown block `{other}` (known: {}, all)", BLOCKS.join(", ")
             )),
@@ -179,7 +181,54 @@ enum Cmd {
     },
     /// List the blocks, their verilated variants and scenarios.
     List,
-    /// Lint every RTL block, for every verilated variant, with `verilator --lint-only -Wall`.
+    /// Simulate the OSMOSIS switch with and without speculative transmission
+    /// (seed 004) over a range of loads, around the arbiter model (or RTL),
+    /// and write the measured figures beside the analytic model to CSV.
+    Sweep {
+        /// Ports.
+        #[arg(long, default_value_t = 64)]
+        n: usize,
+        /// Round trip in slots (even, 2..=126).
+        #[arg(long, default_value_t = 64)]
+        rtt: u64,
+        /// Receivers per output, one STX curve each (comma separated).
+        #[arg(long, value_delimiter = ',', default_value = "1,2,8")]
+        r: Vec<usize>,
+        /// Loads (comma separated).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9"
+        )]
+        loads: Vec<f64>,
+        /// iSLIP iterations (the paper: 6).
+        #[arg(long, default_value_t = 6)]
+        iters: usize,
+        /// Warm-up slots per point.
+        #[arg(long, default_value_t = 4000)]
+        warmup: u64,
+        /// Measured slots per point (cells arriving in them are measured).
+        #[arg(long, default_value_t = 30_000)]
+        slots: u64,
+        /// Traffic seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Bursty on/off traffic with this mean burst length instead of
+        /// uniform Bernoulli.
+        #[arg(long)]
+        burst: Option<f64>,
+        /// Run the arbiter's verilated RTL instead of its model.
+        #[arg(long)]
+        rtl: bool,
+        /// Worker threads.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Output CSV file.
+        #[arg(long, default_value = "out/stx_sweep.csv")]
+        out: PathBuf,
+    },
+    /// Lint every RTL block, for every verilated variant, with
+    /// `verilator --lint-only -Wall`.
     Lint {
         /// The RTL directory.
         #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../rtl"))]
@@ -812,6 +861,70 @@ fn blocks_of(name: &str) -> Vec<&str> {
     }
 }
 
+fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &std::path::Path) -> Result<u8> {
+    use cosim::stx::{csv_rows, sweep, CSV_HEADER};
+    if !spec.rtt.is_multiple_of(2) || !(2..=126).contains(&spec.rtt) {
+        return Err(anyhow!("--rtt {}: must be even, in 2..=126", spec.rtt));
+    }
+    if !spec.n.is_power_of_two() || !(2..=64).contains(&spec.n) {
+        return Err(anyhow!("--n {}: must be a power of two in 2..=64", spec.n));
+    }
+    if let Some(l) = spec.loads.iter().find(|l| !(**l > 0.0 && **l < 1.0)) {
+        return Err(anyhow!("--loads: {l} is not in (0, 1)"));
+    }
+    if let Some(r) = spec.rs.iter().find(|r| !(1..=127).contains(*r)) {
+        return Err(anyhow!("--r: {r} receivers is not in 1..=127"));
+    }
+    if !(1..=8).contains(&spec.iters) {
+        return Err(anyhow!("--iters {}: must be in 1..=8", spec.iters));
+    }
+    println!(
+        "sweep: N={} RTT={} R={:?} loads={:?} iSLIP x{} warm-up {} + {} measured slots, {} arbiter, {} traffic",
+        spec.n,
+        spec.rtt,
+        spec.rs,
+        spec.loads,
+        spec.iters,
+        spec.warmup,
+        spec.slots,
+        if spec.rtl { "RTL" } else { "model" },
+        match spec.traffic {
+            cosim::stx::TrafficKind::Bernoulli => "Bernoulli".to_string(),
+            cosim::stx::TrafficKind::OnOff(b) => format!("on/off (mean burst {b})"),
+        }
+    );
+    let t0 = std::time::Instant::now();
+    let points = sweep(&spec, &|p| {
+        println!(
+            "  {:<7} load {:.2}: delay {:8.2} +- {:5.2}  throughput {:.4}  P_Ss {:.3}  ({:.1} s)",
+            p.r.map_or("no STX".to_string(), |r| format!("R={r}")),
+            p.load,
+            p.stats.mean_delay(),
+            p.stats.delay_ci95(),
+            p.stats.throughput(),
+            p.stats.p_ss(),
+            p.secs
+        );
+    })?;
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut text = String::from(CSV_HEADER);
+    text.push('\n');
+    for row in csv_rows(&spec, &points) {
+        text.push_str(&row);
+        text.push('\n');
+    }
+    std::fs::write(out, text).with_context(|| format!("writing {}", out.display()))?;
+    println!(
+        "wrote {} ({} points, {:.1} s)",
+        out.display(),
+        points.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(u8::from(points.iter().any(|p| !p.complete)))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r: Result<u8> = match cli.cmd {
@@ -996,6 +1109,37 @@ fn main() -> ExitCode {
             }
             Ok(worst)
         })(),
+        Cmd::Sweep {
+            n,
+            rtt,
+            r,
+            loads,
+            iters,
+            warmup,
+            slots,
+            seed,
+            burst,
+            rtl,
+            jobs,
+            out,
+        } => cmd_sweep(
+            cosim::stx::SweepSpec {
+                n,
+                rtt,
+                rs: r,
+                loads,
+                iters,
+                warmup,
+                slots,
+                seed,
+                traffic: burst.map_or(cosim::stx::TrafficKind::Bernoulli, |b| {
+                    cosim::stx::TrafficKind::OnOff(b)
+                }),
+                rtl,
+                jobs,
+            },
+            &out,
+        ),
         Cmd::List => (|| {
             for b in BLOCKS {
                 with_block!(*b, list_block())?;

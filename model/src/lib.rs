@@ -13,8 +13,11 @@ pub mod block;
 pub mod port;
 pub mod stim;
 
+pub mod arbiter;
 pub mod mmu;
 pub mod pfc;
+pub mod stx_analytic;
+pub mod stx_system;
 
 pub use block::{Block, ConfigError, Params};
 pub use port::{PortDesc, PortGroup, Shape};

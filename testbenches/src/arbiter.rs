@@ -1,0 +1,273 @@
+//! Stimulus for the OSMOSIS crossbar arbiter (`docs/arbiter.md`).
+//!
+//! Configurations cover every runtime field with the edges on purpose:
+//! R = 1 (every SRQ loses to an arbitrated cell), R = 2 (OSMOSIS), R = N - 1,
+//! N and 127 (never a collision); 1 and 8 iterations; STX off; crossbar
+//! delays 0, 1 and 127.
+//!
+//! Traffic comes in phases, each with its own pattern, request and SRQ
+//! rates and hot outputs. The patterns are drawn by proptest; the cycles of
+//! a phase are expanded from a drawn seed by a small PRNG (so that a run of
+//! 64 ports x 1500 cycles is cheap to generate; the lockstep harness shrinks
+//! the concrete cycles of a failure). Patterns:
+//! - `Uniform`: requests and SRQs to uniformly random outputs;
+//! - `HotSpot`: most requests and SRQs to 1..=3 hot outputs (heavy STX
+//!   collisions; request counters of the hot VOQs climb to saturation);
+//! - `Backlog`: every input requests every slot, rotating over the outputs
+//!   (all VOQs busy, full matchings);
+//! - `Burst`: each input sends bursts of 1..=32 requests (and SRQs) to one
+//!   output, bursts biased to the hot outputs;
+//! - `Triangle`: input `i` requests output `i + t mod (N - i)` in slot `t`
+//!   (long iSLIP chains: at N = 64 iterations 7 and 8 produce matches);
+//! - `Idle`.
+
+use crate::Bench;
+use arbitrary_int::{u4, u7};
+use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterParams, MAX_ITER};
+use model::stim::Cycle;
+use model::PortGroup;
+use proptest::prelude::*;
+use std::ops::RangeInclusive;
+
+/// A traffic pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Uniformly random outputs.
+    Uniform,
+    /// Mostly the hot outputs.
+    HotSpot,
+    /// Every input requests every slot, rotating.
+    Backlog,
+    /// Bursts to one output per input.
+    Burst,
+    /// Input `i` requests outputs `>= i`.
+    Triangle,
+    /// Nothing.
+    Idle,
+}
+
+/// One phase of traffic.
+#[derive(Clone, Debug)]
+pub struct Phase {
+    /// The pattern.
+    pub pattern: Pattern,
+    /// Relative length.
+    pub weight: u32,
+    /// Request probability per input and slot, percent.
+    pub p_req: u32,
+    /// SRQ probability per input and slot, percent.
+    pub p_spec: u32,
+    /// Hot outputs.
+    pub hot: Vec<usize>,
+    /// Seed of the cycle expansion.
+    pub seed: u64,
+}
+
+/// SplitMix64: a tiny deterministic PRNG for the cycle expansion.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// True with probability `pct` percent.
+    pub fn pct(&mut self, pct: u32) -> bool {
+        self.next() % 100 < pct as u64
+    }
+}
+
+/// Configurations for variant `p`.
+pub fn config_strategy(p: &ArbiterParams, illegal: bool) -> BoxedStrategy<ArbiterConfig> {
+    let n = p.n as u8;
+    let recv = prop_oneof![
+        3 => Just(1u8),
+        3 => Just(2u8),
+        2 => 3u8..=8,
+        1 => Just(n.saturating_sub(1).max(1)),
+        1 => Just(n),
+        1 => Just(127u8),
+        1 => 1u8..=127,
+    ];
+    let iters = prop_oneof![
+        3 => Just(1u8),
+        2 => Just(MAX_ITER as u8),
+        3 => 1u8..=MAX_ITER as u8,
+    ];
+    let delay = prop_oneof![
+        3 => Just(0u8),
+        2 => Just(1u8),
+        3 => 2u8..=8,
+        1 => Just(127u8),
+        1 => 0u8..=127,
+    ];
+    let bad = if illegal {
+        prop_oneof![
+            20 => Just(None),
+            1 => Just(Some((0u8, 1u8))),
+            1 => Just(Some((2u8, 0u8))),
+            1 => (9u8..=15).prop_map(|it| Some((2u8, it))),
+        ]
+        .boxed()
+    } else {
+        Just(None).boxed()
+    };
+    (recv, iters, proptest::bool::weighted(0.9), delay, bad)
+        .prop_map(|(r, it, stx, d, bad)| {
+            let (r, it) = bad.unwrap_or((r, it));
+            ArbiterConfig {
+                cfg_recv_i: u7::new(r),
+                cfg_iter_i: u4::new(it),
+                cfg_stx_en_i: stx,
+                cfg_xbar_delay_i: u7::new(d),
+            }
+        })
+        .boxed()
+}
+
+fn phase_strategy(n: usize) -> impl Strategy<Value = Phase> {
+    let pattern = prop_oneof![
+        3 => Just(Pattern::Uniform),
+        4 => Just(Pattern::HotSpot),
+        2 => Just(Pattern::Backlog),
+        2 => Just(Pattern::Burst),
+        1 => Just(Pattern::Triangle),
+        1 => Just(Pattern::Idle),
+    ];
+    let rate = prop_oneof![1 => Just(100u32), 1 => Just(0u32), 4 => 0u32..=100];
+    (
+        pattern,
+        1u32..=8,
+        rate.clone(),
+        rate,
+        proptest::collection::vec(0..n, 1..=3),
+        any::<u64>(),
+    )
+        .prop_map(|(pattern, weight, p_req, p_spec, hot, seed)| Phase {
+            pattern,
+            weight,
+            p_req,
+            p_spec,
+            hot,
+            seed,
+        })
+}
+
+/// Expands `phases` into `total` concrete cycles for `N = p.n`.
+pub fn expand(p: &ArbiterParams, phases: &[Phase], total: usize) -> Vec<Cycle<ArbiterInputs>> {
+    let n = p.n;
+    let weight: u32 = phases.iter().map(|ph| ph.weight).sum::<u32>().max(1);
+    let mut out = Vec::with_capacity(total);
+    let mut seq = vec![0u16; n];
+    let mut burst: Vec<(usize, u32)> = vec![(0, 0); n];
+    let mut left = total;
+    for (k, ph) in phases.iter().enumerate() {
+        let len = if k + 1 == phases.len() {
+            left
+        } else {
+            (total * ph.weight as usize / weight as usize).min(left)
+        };
+        left -= len;
+        let mut rng = Rng::new(ph.seed);
+        let t0 = out.len();
+        for t in 0..len {
+            if rng.next() % 2000 == 0 {
+                out.push(Cycle::Reset);
+                continue;
+            }
+            let mut i = ArbiterInputs::zero(p);
+            for inp in 0..n {
+                let hot = ph.hot[rng.below(ph.hot.len())] % n;
+                let pick = |rng: &mut Rng| -> usize {
+                    match ph.pattern {
+                        Pattern::Uniform | Pattern::Idle | Pattern::Backlog => rng.below(n),
+                        Pattern::HotSpot => {
+                            if rng.pct(80) {
+                                hot
+                            } else {
+                                rng.below(n)
+                            }
+                        }
+                        Pattern::Burst => hot,
+                        Pattern::Triangle => inp + (t0 + t) % (n - inp),
+                    }
+                };
+                let req = match ph.pattern {
+                    Pattern::Idle => None,
+                    Pattern::Backlog => Some((t0 + t + inp * 3) % n),
+                    Pattern::Burst => {
+                        if burst[inp].1 == 0 {
+                            let tgt = if rng.pct(60) { hot } else { rng.below(n) };
+                            burst[inp] = (tgt, 1 + rng.below(32) as u32);
+                        }
+                        burst[inp].1 -= 1;
+                        rng.pct(ph.p_req).then_some(burst[inp].0)
+                    }
+                    _ => rng.pct(ph.p_req).then(|| pick(&mut rng)),
+                };
+                if let Some(j) = req {
+                    i.request(inp, j);
+                }
+                if ph.pattern != Pattern::Idle && rng.pct(ph.p_spec) {
+                    let j = if ph.pattern == Pattern::Burst {
+                        burst[inp].0
+                    } else {
+                        pick(&mut rng)
+                    };
+                    // Mostly consecutive sequence numbers, sometimes any.
+                    let s = if rng.pct(90) {
+                        seq[inp] = seq[inp].wrapping_add(1);
+                        seq[inp]
+                    } else {
+                        rng.next() as u16
+                    };
+                    i.speculate(inp, j, s);
+                }
+            }
+            out.push(Cycle::Drive(i));
+        }
+    }
+    out
+}
+
+/// Runs of cycles for configuration `cfg`.
+pub fn cycles_strategy(
+    p: &ArbiterParams,
+    _cfg: &ArbiterConfig,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<Vec<Cycle<ArbiterInputs>>> {
+    let p = *p;
+    let n_phases = (*len.start() / 150).clamp(1, 10);
+    (
+        len,
+        proptest::collection::vec(phase_strategy(p.n), n_phases..=n_phases),
+    )
+        .prop_map(move |(total, phases)| expand(&p, &phases, total))
+        .boxed()
+}
+
+impl Bench for Arbiter {
+    fn config_strategy(p: &ArbiterParams, illegal: bool) -> BoxedStrategy<ArbiterConfig> {
+        config_strategy(p, illegal)
+    }
+    fn cycles_strategy(
+        p: &ArbiterParams,
+        cfg: &ArbiterConfig,
+        len: RangeInclusive<usize>,
+    ) -> BoxedStrategy<Vec<Cycle<ArbiterInputs>>> {
+        cycles_strategy(p, cfg, len)
+    }
+}
