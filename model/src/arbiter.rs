@@ -111,7 +111,7 @@ impl Params for ArbiterParams {
 crate::port_group! {
     /// Runtime configuration, held for a run.
     pub struct ArbiterConfig<ArbiterParams> |p| {
-        /// R: receivers per output (1..=127; R >= N never collides).
+        /// R: receivers per output (1..=127; R > N never collides).
         cfg_recv_i: u7 = 7,
         /// iSLIP iterations (1..=8).
         cfg_iter_i: u4 = 4,
@@ -594,7 +594,7 @@ impl Block for Arbiter {
             hit(Bin::XbarDelayedArb);
         }
         let max = self.p.cnt_max();
-        if self.s.cnt_q.iter().any(|&c| c == max) {
+        if self.s.cnt_q.contains(&max) {
             hit(Bin::CounterSaturated);
         }
         if o.req_drop_o.iter().any(|&d| d) {
@@ -632,9 +632,12 @@ impl Block for Arbiter {
 
         // 1. Request matrix: the counters plus this slot's requests.
         let mut req = cur.nz_q.clone();
-        for i in 0..n {
-            if inp.req_valid_i[i] {
-                req[i] |= 1 << inp.req_out_i[i];
+        for (row, (&v, &j)) in req
+            .iter_mut()
+            .zip(inp.req_valid_i.iter().zip(&inp.req_out_i))
+        {
+            if v {
+                *row |= 1 << j;
             }
         }
         let req_t = transpose(&req, n);
@@ -700,8 +703,7 @@ impl Block for Arbiter {
 
         // 3. Counters: release (grant) before arrival (request), saturating.
         let max = p.cnt_max();
-        for i in 0..n {
-            let g = match_of_in[i];
+        for (i, &g) in match_of_in.iter().enumerate() {
             let r = inp.req_valid_i[i].then(|| inp.req_out_i[i] as usize);
             if let Some(j) = g {
                 if cur.cnt_q[i * n + j] == 0 {
@@ -747,8 +749,8 @@ impl Block for Arbiter {
                 })
                 .collect()
         };
-        for j in 0..n {
-            nx.dl_q[wp * n + j] = match match_of_out[j] {
+        for (j, m) in match_of_out.iter().enumerate() {
+            nx.dl_q[wp * n + j] = match *m {
                 Some(i) => (1 << iw) | i as u8,
                 None => 0,
             };
@@ -875,9 +877,9 @@ mod tests {
     fn transpose_round_trips() {
         let m: Vec<u64> = (0..8u64).map(|r| (r * 37 + 11) & 0xff).collect();
         let t = transpose(&m, 8);
-        for r in 0..8 {
-            for c in 0..8 {
-                assert_eq!(m[r] >> c & 1, t[c] >> r & 1);
+        for (r, &row) in m.iter().enumerate() {
+            for (c, &col) in t.iter().enumerate() {
+                assert_eq!(row >> c & 1, col >> r & 1);
             }
         }
         assert_eq!(transpose(&t, 8), m);

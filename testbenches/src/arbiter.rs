@@ -73,7 +73,7 @@ impl Rng {
         Rng(seed)
     }
     /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -82,11 +82,11 @@ impl Rng {
     }
     /// Uniform in `0..n`.
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
     /// True with probability `pct` percent.
     pub fn pct(&mut self, pct: u32) -> bool {
-        self.next() % 100 < pct as u64
+        self.next_u64() % 100 < pct as u64
     }
 }
 
@@ -184,7 +184,7 @@ pub fn expand(p: &ArbiterParams, phases: &[Phase], total: usize) -> Vec<Cycle<Ar
         let mut rng = Rng::new(ph.seed);
         let t0 = out.len();
         for t in 0..len {
-            if rng.next() % 2000 == 0 {
+            if rng.below(2000) == 0 {
                 out.push(Cycle::Reset);
                 continue;
             }
@@ -232,7 +232,7 @@ pub fn expand(p: &ArbiterParams, phases: &[Phase], total: usize) -> Vec<Cycle<Ar
                         seq[inp] = seq[inp].wrapping_add(1);
                         seq[inp]
                     } else {
-                        rng.next() as u16
+                        rng.next_u64() as u16
                     };
                     i.speculate(inp, j, s);
                 }
