@@ -14,7 +14,7 @@ SWITCHSIM   := target/release/switchsim
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PKGS    := verilator
 
-.PHONY: all deps build run test lint test-mmu clean
+.PHONY: all deps build run test lint test-mmu test-credit clean
 
 all: build
 
@@ -43,6 +43,9 @@ test: lint
 
 test-mmu: build
 	$(CARGO) test --release -p testbenches --test mmu
+
+test-credit: build
+	$(CARGO) test --release -p testbenches --test credit
 
 clean:
 	$(CARGO) clean

@@ -67,6 +67,7 @@ fn variants_of<B: Block>() -> Vec<Variant> {
 fn all_variants() -> Vec<Variant> {
     let mut v = Vec::new();
     v.extend(variants_of::<model::mmu::Mmu>());
+    v.extend(variants_of::<model::credit::Credit>());
     v
 }
 

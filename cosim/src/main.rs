@@ -3,6 +3,7 @@
 use anyhow::{anyhow, Context, Result};
 use clap::{Parser, Subcommand};
 use cosim::lockstep::{self, Options, Outcome, Waves};
+use model::credit::Credit;
 use model::mmu::Mmu;
 use model::stim::Stimulus;
 use model::{Block, Params};
@@ -11,13 +12,14 @@ use std::process::ExitCode;
 use testbenches::Bench;
 
 /// Blocks with a golden model and RTL, in the order `all` runs them.
-const BLOCKS: &[&str] = &["mmu"];
+const BLOCKS: &[&str] = &["mmu", "credit"];
 
 /// Calls `$f::<Block>($args)` for the block named `$name`.
 macro_rules! with_block {
     ($name:expr, $f:ident ( $($arg:expr),* )) => {
         match $name {
             "mmu" => $f::<Mmu>($($arg),*),
+            "credit" => $f::<Credit>($($arg),*),
             other => Err(anyhow!(
                 "unknown block `{other}` (known: {})", BLOCKS.join(", ")
             )),

@@ -13,6 +13,7 @@ pub mod block;
 pub mod port;
 pub mod stim;
 
+pub mod credit;
 pub mod mmu;
 
 pub use block::{Block, ConfigError, Params};

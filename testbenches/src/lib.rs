@@ -7,6 +7,7 @@
 //! shrink a failure to the smallest stimulus) and `switchsim run --seed`
 //! (which draws one stimulus from a seed, deterministically).
 
+pub mod credit;
 pub mod mmu;
 
 use model::stim::{Cycle, Stimulus};
