@@ -16,6 +16,13 @@ fn equivalence_random() {
     support::equivalence::<Credit>(support::cases(256), testbenches::DEFAULT_CYCLES, true);
 }
 
+/// Fewer, longer runs: deeper states (buffers filled and drained by slow
+/// links, balances wandering to their limits, pointers wrapping many times).
+#[test]
+fn equivalence_long_runs() {
+    support::equivalence::<Credit>(support::cases(64), 5000..=8000, true);
+}
+
 #[test]
 fn regression_files_replay() {
     support::regressions::<Credit>();
