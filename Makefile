@@ -18,7 +18,7 @@ FUZZ_TIME   ?= 3m
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
-.PHONY: all deps build run test lint test-mmu test-pfc fuzz bench synth mutate clean test-arbiter test-stx sweep-stx
+.PHONY: all deps build run test lint test-mmu test-pfc fuzz bench synth mutate clean test-credit test-arbiter test-stx sweep-stx
 
 all: build
 
@@ -91,6 +91,9 @@ test-stx: build
 # Delay/throughput/STX figures vs the analytic model, N = 64, RTT = 64.
 sweep-stx: build
 	$(SWITCHSIM) sweep --out out/stx_sweep.csv
+
+test-credit: build
+	$(CARGO) test --release -p testbenches --test credit
 
 clean:
 	$(CARGO) clean

@@ -72,6 +72,7 @@ fn all_variants() -> Vec<Variant> {
     let mut v = Vec::new();
     v.extend(variants_of::<model::mmu::Mmu>());
     v.extend(variants_of::<model::pfc::Pfc>());
+    v.extend(variants_of::<model::credit::Credit>());
     v.extend(variants_of::<model::arbiter::Arbiter>());
     v
 }

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use cosim::fuzz::{self, FuzzOptions};
 use cosim::lockstep::{self, Coverage, Options, Outcome, WaveFiles, Waves};
 use model::arbiter::Arbiter;
+use model::credit::Credit;
 use model::mmu::Mmu;
 use model::pfc::Pfc;
 use model::stim::Stimulus;
@@ -20,7 +21,7 @@ use std::time::Duration;
 use testbenches::Bench;
 
 /// Blocks with a golden model and RTL, in the order `all` runs them.
-const BLOCKS: &[&str] = &["mmu", "pfc", "arbiter"];
+const BLOCKS: &[&str] = &["mmu", "pfc", "credit", "arbiter"];
 
 /// Calls `$f::<Block>($args)` for the block named `$name`.
 macro_rules! with_block {
@@ -29,6 +30,7 @@ macro_rules! with_block {
             "mmu" => $f::<Mmu>($($arg),*),
             "pfc" => $f::<Pfc>($($arg),*),
             "arbiter" => $f::<Arbiter>($($arg),*),
+            "credit" => $f::<Credit>($($arg),*),
             other => Err(anyhow!(
                 "unknown block `{other}` (known: {}, all)", BLOCKS.join(", ")
             )),

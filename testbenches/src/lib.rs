@@ -8,6 +8,7 @@
 //! (which draws one stimulus from a seed, deterministically).
 
 pub mod arbiter;
+pub mod credit;
 pub mod mmu;
 pub mod pfc;
 

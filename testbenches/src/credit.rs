@@ -1,0 +1,787 @@
+//! Stimulus for the credit scheduler (`docs/credit.md`).
+//!
+//! The block's two halves talk through the fabric, which lives here:
+//! [`Fabric`] closes the credit loop around a golden model, with a credit
+//! delay `dc`, a data delay `dd`, an announcement delay `da` and an egress
+//! link that drains `R` bytes per cycle (`RTT = dc + dd + 1` for a credit of
+//! one link-cycle's worth of bytes). Stimuli are generated closed-loop
+//! against a shadow model, the way a UVM sequence consults a reference
+//! model, and replayed open-loop in co-simulation.
+//!
+//! Configurations cover every field over its legal range with the edges on
+//! purpose: quanta of 1 and `2^LW - 1`, rates of 0, 1 (every cycle), `1/max`
+//! and 21/40 (one credit per two cycles with a 5% speed-up), buffers of 0,
+//! `Q - 1`, exactly `Q`, exact multiples of `Q` and `2^CW - 1`, every slice
+//! layout. Traffic comes in phases: saturating or Bernoulli demand on a hot
+//! set of VOQs, cells (no overdraw) or packets up to `2^LW - 1` bytes
+//! (overdraw down to the minimum balance), link stalls (buffers fill to the
+//! exact byte), racing and spurious announcements, and raw noise on the
+//! fabric inputs (credits and data nobody issued: saturations, underflows,
+//! indices out of range).
+
+use crate::Bench;
+use model::credit::{Credit, CreditConfig, CreditInputs, CreditOutputs, CreditParams};
+use model::stim::{Cycle, Stimulus};
+use model::{Block, PortGroup};
+use proptest::prelude::*;
+use std::collections::VecDeque;
+use std::ops::RangeInclusive;
+
+/// A small deterministic generator (SplitMix64) for the realisation of a
+/// drawn scenario.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (0 when `n == 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next_u64() % n
+        }
+    }
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+    /// True with probability `pm / 1000`.
+    pub fn chance(&mut self, pm: u32) -> bool {
+        self.below(1000) < pm as u64
+    }
+}
+
+/// The delays and links of the closed loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loop {
+    /// Credit delay, egress to ingress (cycles, >= 1).
+    pub dc: usize,
+    /// Data delay, ingress to egress buffer (cycles, >= 1).
+    pub dd: usize,
+    /// Announcement delay, VOQ to egress scheduler (cycles, >= 0).
+    pub da: usize,
+    /// Egress link rate R per egress port, bytes per cycle (1..=2^LW-1).
+    pub link: Vec<u32>,
+}
+
+impl Loop {
+    /// Cycles from a credit's issue to the cycle its bytes can be credited
+    /// again, when one link cycle drains them: `dc + dd + 1`.
+    pub fn rtt(&self) -> usize {
+        self.dc + self.dd + 1
+    }
+}
+
+/// The fabric around the block: VOQ contents, credit and data delay lines,
+/// announcements, egress buffers and links. Per cycle: [`Fabric::inputs`],
+/// step the block, [`Fabric::absorb`] its outputs.
+#[derive(Clone, Debug)]
+pub struct Fabric {
+    p: CreditParams,
+    /// The loop.
+    pub lp: Loop,
+    /// The current cycle.
+    pub t: usize,
+    /// Packets (lengths) per VOQ.
+    pub voq: Vec<VecDeque<u16>>,
+    /// Link stalled, per egress port (the egress is congested downstream).
+    pub stall: Vec<bool>,
+    status: Vec<bool>,
+    ann: VecDeque<(usize, usize, bool)>,
+    crd: VecDeque<(usize, usize, u8, u16)>,
+    data: VecDeque<(usize, usize, u8, u16)>,
+    /// Bytes the link took, per egress port.
+    pub link_bytes: Vec<u64>,
+    /// Credits received per VOQ (as issued).
+    pub credits: Vec<u64>,
+    /// Credit bytes issued per egress port.
+    pub credit_bytes: Vec<u64>,
+    /// Bytes dequeued per VOQ.
+    pub sent: Vec<u64>,
+}
+
+impl Fabric {
+    /// An empty fabric for variant `p`.
+    pub fn new(p: &CreditParams, lp: Loop) -> Self {
+        assert!(lp.dc >= 1 && lp.dd >= 1, "delays of at least one cycle");
+        assert_eq!(lp.link.len(), p.e);
+        Fabric {
+            p: *p,
+            lp,
+            t: 0,
+            voq: vec![VecDeque::new(); p.voqs()],
+            stall: vec![false; p.e],
+            status: vec![false; p.voqs()],
+            ann: VecDeque::new(),
+            crd: VecDeque::new(),
+            data: VecDeque::new(),
+            link_bytes: vec![0; p.e],
+            credits: vec![0; p.voqs()],
+            credit_bytes: vec![0; p.e],
+            sent: vec![0; p.voqs()],
+        }
+    }
+
+    /// A reset of the block: everything in flight is lost, and the VOQs that
+    /// hold packets announce themselves again.
+    pub fn reset(&mut self) {
+        self.status.fill(false);
+        self.ann.clear();
+        self.crd.clear();
+        self.data.clear();
+    }
+
+    /// Credit bytes in flight towards the ingress, for egress `e`.
+    pub fn credits_in_flight(&self, e: usize) -> i64 {
+        self.crd
+            .iter()
+            .filter(|c| c.1 == e)
+            .map(|c| c.3 as i64)
+            .sum()
+    }
+
+    /// Data bytes in flight towards egress `e`.
+    pub fn data_in_flight(&self, e: usize) -> i64 {
+        self.data
+            .iter()
+            .filter(|d| d.2 as usize == e)
+            .map(|d| d.3 as i64)
+            .sum()
+    }
+
+    /// The inputs of this cycle, after `pkts` (VOQ, length) joined their
+    /// VOQs; `occ` is the block's egress occupancy at the start of the cycle
+    /// (`occ_o`): each link takes up to R bytes of it (bytes that arrived in
+    /// earlier cycles).
+    pub fn inputs(&mut self, pkts: &[(usize, u16)], occ: &[i64]) -> CreditInputs {
+        let p = self.p;
+        let t = self.t;
+        let mut inp = CreditInputs::zero(&p);
+        for &(v, len) in pkts {
+            assert!(len > 0);
+            self.voq[v].push_back(len);
+        }
+        // Announcements of the transitions, `da` cycles later.
+        for v in 0..p.voqs() {
+            let ne = !self.voq[v].is_empty();
+            if ne != self.status[v] {
+                self.ann.push_back((t + self.lp.da, v, ne));
+                self.status[v] = ne;
+            }
+        }
+        while self.ann.front().is_some_and(|a| a.0 <= t) {
+            let (_, v, bl) = self.ann.pop_front().unwrap();
+            if bl {
+                inp.ann_bl_i[v] = true;
+            } else {
+                inp.ann_mt_i[v] = true;
+            }
+        }
+        for v in 0..p.voqs() {
+            inp.hol_len_i[v] = self.voq[v].front().copied().unwrap_or(0);
+        }
+        while self.crd.front().is_some_and(|c| c.0 <= t) {
+            let (_, e, i, b) = self.crd.pop_front().unwrap();
+            assert!(!inp.cin_valid_i[e]);
+            inp.cin_valid_i[e] = true;
+            inp.cin_ing_i[e] = i;
+            inp.cin_bytes_i[e] = b;
+        }
+        while self.data.front().is_some_and(|d| d.0 <= t) {
+            let (_, i, e, b) = self.data.pop_front().unwrap();
+            assert!(!inp.earr_valid_i[i]);
+            inp.earr_valid_i[i] = true;
+            inp.earr_egr_i[i] = e;
+            inp.earr_bytes_i[i] = b;
+        }
+        // The links take up to R bytes that arrived in earlier cycles.
+        for (e, &o) in occ.iter().enumerate().take(p.e) {
+            if !self.stall[e] {
+                let d = (self.lp.link[e] as i64).min(o);
+                inp.edep_bytes_i[e] = d as u16;
+                self.link_bytes[e] += d as u64;
+            }
+        }
+        inp
+    }
+
+    /// Takes the block's outputs of this cycle: credits and data enter their
+    /// delay lines, dequeued packets leave their VOQs.
+    pub fn absorb(&mut self, o: &CreditOutputs) {
+        let p = self.p;
+        let t = self.t;
+        for e in 0..p.e {
+            if o.crd_valid_o[e] {
+                let i = o.crd_ing_o[e];
+                self.crd.push_back((t + self.lp.dc, e, i, o.crd_bytes_o[e]));
+                self.credits[p.voq(i as usize, e)] += 1;
+                self.credit_bytes[e] += o.crd_bytes_o[e] as u64;
+            }
+        }
+        for i in 0..p.i {
+            if o.deq_valid_o[i] {
+                let e = o.deq_egr_o[i];
+                let v = p.voq(i, e as usize);
+                let len = self.voq[v]
+                    .pop_front()
+                    .expect("the block dequeued an empty VOQ");
+                assert_eq!(len, o.deq_bytes_o[i], "dequeued length");
+                self.sent[v] += len as u64;
+                self.data.push_back((t + self.lp.dd, i, e, len));
+            }
+        }
+        self.t += 1;
+    }
+}
+
+/// Packet lengths of a phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lens {
+    /// Cells: the quantum of the VOQ's egress port, or half of it (no
+    /// overdraw ever).
+    Cell,
+    /// 1..=16 bytes.
+    Small,
+    /// Between half the largest length and the largest.
+    Large,
+    /// Exactly `2^LW - 1` (reaches the minimum balance).
+    Max,
+    /// Anything in 1..=2^LW-1.
+    Any,
+}
+
+/// One phase of traffic.
+#[derive(Clone, Debug)]
+pub struct Phase {
+    /// Share of the run.
+    pub weight: u32,
+    /// The VOQs with traffic.
+    pub hot: Vec<usize>,
+    /// Keep every hot VOQ backlogged.
+    pub saturate: bool,
+    /// Otherwise: per-cycle arrival probability per hot VOQ (per mille).
+    pub load_pm: u32,
+    /// Packet lengths.
+    pub lens: Lens,
+    /// Per-cycle probability that an egress link toggles its stall.
+    pub stall_pm: u32,
+    /// Per-cycle probability of a spurious or racing announcement.
+    pub glitch_pm: u32,
+    /// Per-cycle probability of raw noise on a fabric input.
+    pub noise_pm: u32,
+    /// Seed of the realisation.
+    pub seed: u64,
+}
+
+/// A whole run: the loop and the phases.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Delays and links.
+    pub lp: Loop,
+    /// Phases, in order.
+    pub phases: Vec<Phase>,
+    /// Per-cycle probability of a reset (per 100 000).
+    pub reset_pcm: u32,
+}
+
+fn pkt_len(p: &CreditParams, cfg: &CreditConfig, v: usize, lens: Lens, rng: &mut Rng) -> u16 {
+    let lmax = p.lmax() as u64;
+    let len = match lens {
+        Lens::Cell => {
+            let q = cfg.cfg_quantum_i[v % p.e] as u64;
+            if q.is_multiple_of(2) && rng.chance(300) {
+                q / 2
+            } else {
+                q
+            }
+        }
+        Lens::Small => rng.range(1, 16.min(lmax)),
+        Lens::Large => rng.range(lmax / 2, lmax),
+        Lens::Max => lmax,
+        Lens::Any => rng.range(1, lmax),
+    };
+    len.max(1) as u16
+}
+
+/// Overwrites one fabric input with a random value (credits or data nobody
+/// issued, departures of bytes that are not there, indices out of range).
+fn noise(p: &CreditParams, inp: &mut CreditInputs, rng: &mut Rng) {
+    let lmax = p.lmax() as u64;
+    // Mostly small amounts, so that the junk drains; sometimes the largest.
+    let big = |rng: &mut Rng| {
+        match rng.below(10) {
+            0 => lmax,
+            1 | 2 => rng.range(0, lmax),
+            _ => rng.range(0, 64.min(lmax)),
+        }
+    } as u16;
+    match rng.below(5) {
+        0 => {
+            let e = rng.below(p.e as u64) as usize;
+            inp.cin_valid_i[e] = true;
+            inp.cin_ing_i[e] = rng.below(1 << p.iw()) as u8;
+            inp.cin_bytes_i[e] = big(rng);
+        }
+        1 | 2 => {
+            let i = rng.below(p.i as u64) as usize;
+            inp.earr_valid_i[i] = true;
+            inp.earr_egr_i[i] = rng.below(1 << p.ew()) as u8;
+            inp.earr_bytes_i[i] = big(rng);
+        }
+        3 => {
+            let e = rng.below(p.e as u64) as usize;
+            inp.edep_bytes_i[e] = big(rng);
+        }
+        _ => {
+            let v = rng.below(p.voqs() as u64) as usize;
+            inp.ann_bl_i[v] = rng.chance(500);
+            inp.ann_mt_i[v] = rng.chance(500);
+        }
+    }
+}
+
+/// Realises a scenario against a shadow model into `len` concrete cycles.
+pub fn realize(
+    p: &CreditParams,
+    cfg: &CreditConfig,
+    sc: &Scenario,
+    len: usize,
+) -> Vec<Cycle<CreditInputs>> {
+    let mut m = Credit::new(p, cfg);
+    let mut fab = Fabric::new(p, sc.lp.clone());
+    let mut out = Vec::with_capacity(len);
+    let weight: u32 = sc.phases.iter().map(|ph| ph.weight).sum::<u32>().max(1);
+    let mut left = len;
+    for (k, ph) in sc.phases.iter().enumerate() {
+        let n = if k + 1 == sc.phases.len() {
+            left
+        } else {
+            (len * ph.weight as usize / weight as usize).min(left)
+        };
+        left -= n;
+        let mut rng = Rng::new(ph.seed);
+        fab.stall.fill(false);
+        for _ in 0..n {
+            if rng.below(100_000) < sc.reset_pcm as u64 {
+                out.push(Cycle::Reset);
+                m = Credit::new(p, cfg);
+                fab.reset();
+                continue;
+            }
+            let mut pkts = Vec::new();
+            for &v in &ph.hot {
+                let q = fab.voq[v].len();
+                if ph.saturate {
+                    for _ in q..2 {
+                        pkts.push((v, pkt_len(p, cfg, v, ph.lens, &mut rng)));
+                    }
+                } else if q < 32 && rng.chance(ph.load_pm) {
+                    pkts.push((v, pkt_len(p, cfg, v, ph.lens, &mut rng)));
+                }
+            }
+            for e in 0..p.e {
+                if rng.chance(ph.stall_pm) {
+                    fab.stall[e] = !fab.stall[e];
+                }
+            }
+            let occ: Vec<i64> = (0..p.e).map(|e| m.occupancy(e)).collect();
+            let mut inp = fab.inputs(&pkts, &occ);
+            if rng.chance(ph.glitch_pm) {
+                let v = if ph.hot.is_empty() || rng.chance(200) {
+                    rng.below(p.voqs() as u64) as usize
+                } else {
+                    ph.hot[rng.below(ph.hot.len() as u64) as usize]
+                };
+                match rng.below(3) {
+                    0 => inp.ann_bl_i[v] = true,
+                    1 => inp.ann_mt_i[v] = true,
+                    _ => {
+                        inp.ann_bl_i[v] = true;
+                        inp.ann_mt_i[v] = true;
+                    }
+                }
+            }
+            if rng.chance(ph.noise_pm) {
+                noise(p, &mut inp, &mut rng);
+            }
+            let o = m.step(&inp);
+            fab.absorb(&o);
+            out.push(Cycle::Drive(inp));
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy, Debug)]
+struct EgressDraw {
+    q_sel: u8,
+    q: u64,
+    rate_sel: u8,
+    num: u64,
+    den: u64,
+    buf_sel: u8,
+    buf: u64,
+    slice_mode: bool,
+}
+
+fn egress_cfg(p: &CreditParams, d: EgressDraw) -> (u16, u16, u16, u32) {
+    let lmax = p.lmax() as u64;
+    let rmax = p.rate_max() as u64;
+    let q = match d.q_sel {
+        0 => 1,
+        1 => lmax,
+        2 => 64.min(lmax),
+        3 => 256.min(lmax),
+        _ => 1 + d.q % lmax,
+    };
+    let (num, den) = match d.rate_sel {
+        0 => (0, 1 + d.den % rmax),
+        1 => {
+            let x = 1 + d.den % rmax;
+            (x, x)
+        }
+        2 => (1, rmax),
+        3 if rmax >= 40 => (21, 40),
+        3 => (1, 2),
+        4 => (rmax, rmax),
+        _ => {
+            let den = 1 + d.den % rmax;
+            (d.num % (den + 1), den)
+        }
+    };
+    let cmax = p.occ_max() as u64;
+    let buf = match d.buf_sel {
+        0 => 0,
+        1 => q - 1,
+        2 => q,
+        3 => cmax,
+        4 => (q * (1 + d.buf % 8)).min(cmax),
+        5 => (q * (1 + d.buf % 24) + d.buf % q).min(cmax),
+        _ => d.buf % (cmax + 1),
+    };
+    (q as u16, num as u16, den as u16, buf as u32)
+}
+
+/// Configurations for variant `p` (with `illegal`, 1 in 10 is rejected by
+/// the configuration check).
+pub fn config_strategy(p: &CreditParams, illegal: bool) -> BoxedStrategy<CreditConfig> {
+    let p = *p;
+    let egress = (
+        (0u8..6, any::<u64>()),
+        (0u8..7, any::<u64>(), any::<u64>()),
+        (0u8..8, any::<u64>()),
+        any::<bool>(),
+    )
+        .prop_map(
+            |((q_sel, q), (rate_sel, num, den), (buf_sel, buf), slice_mode)| EgressDraw {
+                q_sel,
+                q,
+                rate_sel,
+                num,
+                den,
+                buf_sel,
+                buf,
+                slice_mode,
+            },
+        );
+    let slices = (0u8..4, proptest::collection::vec(0u8..p.s as u8, p.i));
+    let bad = if illegal {
+        proptest::option::weighted(0.1, (0u8..3, 0..p.e)).boxed()
+    } else {
+        Just(None).boxed()
+    };
+    (
+        proptest::collection::vec(egress, p.e),
+        slices,
+        bad,
+        any::<bool>(),
+    )
+        .prop_map(move |(eg, (slice_sel, rnd), bad, all_same_mode)| {
+            let mut c = CreditConfig::zero(&p);
+            for (e, d) in eg.iter().enumerate() {
+                let (q, num, den, buf) = egress_cfg(&p, *d);
+                c.cfg_quantum_i[e] = q;
+                c.cfg_rate_num_i[e] = num;
+                c.cfg_rate_den_i[e] = den;
+                c.cfg_buf_i[e] = buf;
+                c.cfg_slice_mode_i[e] = if all_same_mode {
+                    eg[0].slice_mode
+                } else {
+                    d.slice_mode
+                };
+            }
+            c.cfg_slice_i = match slice_sel {
+                0 => vec![0; p.i],
+                1 => (0..p.i).map(|i| (i % p.s) as u8).collect(),
+                2 => (0..p.i).map(|i| (i * p.s / p.i) as u8).collect(),
+                _ => rnd,
+            };
+            if let Some((kind, e)) = bad {
+                match kind {
+                    0 => c.cfg_quantum_i[e] = 0,
+                    1 => c.cfg_rate_den_i[e] = 0,
+                    _ => {
+                        let den = c.cfg_rate_den_i[e].max(1);
+                        if den as u32 == p.rate_max() {
+                            c.cfg_rate_den_i[e] = den - 1;
+                            c.cfg_rate_num_i[e] = den;
+                        } else {
+                            c.cfg_rate_den_i[e] = den;
+                            c.cfg_rate_num_i[e] = den + 1;
+                        }
+                    }
+                }
+            }
+            c
+        })
+        .boxed()
+}
+
+fn link_rate(p: &CreditParams, cfg: &CreditConfig, e: usize, sel: u8, x: u64) -> u32 {
+    let lmax = p.lmax() as u64;
+    let (q, num, den) = (
+        cfg.cfg_quantum_i[e] as u64,
+        cfg.cfg_rate_num_i[e] as u64,
+        cfg.cfg_rate_den_i[e].max(1) as u64,
+    );
+    let r = match sel {
+        // The link as fast as the credits (no speed-up) ...
+        0 => (q * num).div_ceil(den),
+        // ... or 5% slower (the fabric has a speed-up) ...
+        1 => q * num * 20 / (den * 21),
+        // ... or a cell per cycle, the largest, the smallest, anything.
+        2 => q,
+        3 => lmax,
+        4 if x.is_multiple_of(4) => 1,
+        _ => 1 + x % lmax,
+    };
+    r.clamp(1, lmax) as u32
+}
+
+fn lens_strategy() -> impl Strategy<Value = Lens> {
+    prop_oneof![
+        4 => Just(Lens::Cell),
+        2 => Just(Lens::Small),
+        2 => Just(Lens::Large),
+        1 => Just(Lens::Max),
+        3 => Just(Lens::Any),
+    ]
+}
+
+/// Scenarios for configuration `cfg`.
+pub fn scenario_strategy(
+    p: &CreditParams,
+    cfg: &CreditConfig,
+    phases: usize,
+) -> BoxedStrategy<Scenario> {
+    let p = *p;
+    let cfg = cfg.clone();
+    let nv = p.voqs();
+    let phase = (
+        1u32..=8,
+        proptest::collection::vec(0..nv, 1..=nv.min(8)),
+        proptest::bool::weighted(0.4),
+        0u32..=1000,
+        lens_strategy(),
+        prop_oneof![3 => Just(0u32), 2 => 1u32..=100, 1 => 100u32..=500],
+        prop_oneof![3 => Just(0u32), 2 => 1u32..=100],
+        prop_oneof![6 => Just(0u32), 2 => 1u32..=30, 1 => 30u32..=200],
+        any::<u64>(),
+    )
+        .prop_map(
+            |(weight, hot, saturate, load_pm, lens, stall_pm, glitch_pm, noise_pm, seed)| Phase {
+                weight,
+                hot,
+                saturate,
+                load_pm,
+                lens,
+                stall_pm,
+                glitch_pm,
+                noise_pm,
+                seed,
+            },
+        );
+    (
+        prop_oneof![3 => 1usize..=4, 1 => 5usize..=24],
+        prop_oneof![3 => 1usize..=4, 1 => 5usize..=24],
+        prop_oneof![2 => Just(0usize), 2 => 1usize..=3, 1 => 4usize..=12],
+        proptest::collection::vec((0u8..6, any::<u64>()), p.e),
+        proptest::collection::vec(phase, phases..=phases),
+        prop_oneof![4 => Just(0u32), 1 => 1u32..=50],
+    )
+        .prop_map(move |(dc, dd, da, links, phases, reset_pcm)| Scenario {
+            lp: Loop {
+                dc,
+                dd,
+                da,
+                link: (0..p.e)
+                    .map(|e| link_rate(&p, &cfg, e, links[e].0, links[e].1))
+                    .collect(),
+            },
+            phases,
+            reset_pcm,
+        })
+        .boxed()
+}
+
+/// Runs of cycles for configuration `cfg`.
+pub fn cycles_strategy(
+    p: &CreditParams,
+    cfg: &CreditConfig,
+    len: RangeInclusive<usize>,
+) -> BoxedStrategy<Vec<Cycle<CreditInputs>>> {
+    let p = *p;
+    let cfg = cfg.clone();
+    let phases = (*len.start() / 200).clamp(1, 12);
+    (len, scenario_strategy(&p, &cfg, phases))
+        .prop_map(move |(n, sc)| realize(&p, &cfg, &sc, n))
+        .boxed()
+}
+
+impl Bench for Credit {
+    fn config_strategy(p: &CreditParams, illegal: bool) -> BoxedStrategy<CreditConfig> {
+        config_strategy(p, illegal)
+    }
+    fn cycles_strategy(
+        p: &CreditParams,
+        cfg: &CreditConfig,
+        len: RangeInclusive<usize>,
+    ) -> BoxedStrategy<Vec<Cycle<CreditInputs>>> {
+        cycles_strategy(p, cfg, len)
+    }
+}
+
+/// Closed-loop runs and the directed scenarios of the seed (`seeds/000`):
+/// generated against the golden model, replayed open-loop in co-simulation.
+pub mod scenario {
+    use super::*;
+
+    /// What a closed-loop run measured.
+    #[derive(Clone, Debug, Default)]
+    pub struct Stats {
+        /// Cycles run.
+        pub cycles: usize,
+        /// Largest occupancy per egress port.
+        pub max_occ: Vec<i64>,
+        /// Bytes the link took per egress port, in the measured window.
+        pub link_bytes: Vec<u64>,
+        /// Cycles of the measured window.
+        pub window: usize,
+        /// Credits per VOQ, in the measured window.
+        pub credits: Vec<u64>,
+        /// Cycles in which the occupancy exceeded the buffer, per egress.
+        pub overflows: Vec<usize>,
+    }
+
+    impl Stats {
+        /// Link utilisation of egress `e` in the window, for a link of `r`
+        /// bytes per cycle.
+        pub fn utilisation(&self, e: usize, r: u32) -> f64 {
+            self.link_bytes[e] as f64 / (self.window as f64 * r as f64)
+        }
+    }
+
+    /// A configuration with every egress port idle (rate 0) except those
+    /// the caller sets.
+    pub fn quiet_config(p: &CreditParams) -> CreditConfig {
+        let mut c = Credit::default_config(p);
+        c.cfg_rate_num_i.fill(0);
+        c.cfg_rate_den_i.fill(1);
+        c.cfg_slice_mode_i.fill(false);
+        c
+    }
+
+    /// Runs `cycles` cycles closed-loop with saturating demand on `hot`
+    /// (packets of `len(v)` bytes), the links stalled in `stall` (a range of
+    /// cycles), and measures from cycle `warm` on. Checks the model's
+    /// invariants and the closed-loop conservation every cycle.
+    #[allow(clippy::too_many_arguments)]
+    pub fn closed_loop(
+        p: &CreditParams,
+        cfg: &CreditConfig,
+        lp: Loop,
+        hot: &[usize],
+        len: &dyn Fn(usize, &mut Rng) -> u16,
+        stall: Option<std::ops::Range<usize>>,
+        cycles: usize,
+        warm: usize,
+    ) -> (Stimulus<Credit>, Stats) {
+        let mut m = Credit::new(p, cfg);
+        let mut fab = Fabric::new(p, lp);
+        let mut rng = Rng::new(0x5eed);
+        let mut st = Stats {
+            max_occ: vec![0; p.e],
+            link_bytes: vec![0; p.e],
+            credits: vec![0; p.voqs()],
+            overflows: vec![0; p.e],
+            ..Stats::default()
+        };
+        let mut out = Vec::with_capacity(cycles);
+        for t in 0..cycles {
+            let mut pkts = Vec::new();
+            for &v in hot {
+                for _ in fab.voq[v].len()..2 {
+                    pkts.push((v, len(v, &mut rng)));
+                }
+            }
+            let stalled = stall.as_ref().is_some_and(|r| r.contains(&t));
+            fab.stall.fill(stalled);
+            let before: Vec<u64> = fab.link_bytes.clone();
+            let occ: Vec<i64> = (0..p.e).map(|e| m.occupancy(e)).collect();
+            let inp = fab.inputs(&pkts, &occ);
+            let o = m.step(&inp);
+            m.assert_invariants();
+            m.assert_closed_loop();
+            assert_eq!(
+                o.err_o.value() & !model::credit::ERR_OVERFLOW,
+                0,
+                "cycle {t}"
+            );
+            fab.absorb(&o);
+            for e in 0..p.e {
+                // out = credits in flight + balances + data in flight.
+                let bal: i64 = (0..p.i).map(|i| m.balance(i, e)).sum();
+                let want = fab.credits_in_flight(e) + bal + fab.data_in_flight(e);
+                assert_eq!(m.outstanding(e), want, "cycle {t} egress {e}: conservation");
+                st.max_occ[e] = st.max_occ[e].max(m.occupancy(e));
+                if m.occupancy(e) > cfg.cfg_buf_i[e] as i64 {
+                    st.overflows[e] += 1;
+                }
+            }
+            if t >= warm {
+                for (e, b) in before.iter().enumerate() {
+                    st.link_bytes[e] += fab.link_bytes[e] - b;
+                }
+                for e in 0..p.e {
+                    if o.crd_valid_o[e] {
+                        st.credits[p.voq(o.crd_ing_o[e] as usize, e)] += 1;
+                    }
+                }
+            }
+            out.push(Cycle::Drive(inp));
+        }
+        st.cycles = cycles;
+        st.window = cycles - warm;
+        (
+            Stimulus {
+                params: *p,
+                config: cfg.clone(),
+                cycles: out,
+                seed: 0xc4ed,
+            },
+            st,
+        )
+    }
+}
