@@ -595,13 +595,20 @@ fn evaluate(
         })
         .collect();
     cpps.sort();
+    // One translation unit: the Verilator headers are parsed once, which
+    // makes a mutant build about 3x faster than compiling the files apart.
+    let mut unity = String::new();
+    for c in &cpps {
+        unity.push_str(&format!("#include \"{}\"\n", c.display()));
+    }
+    unity.push_str("#include \"main.cpp\"\n");
+    std::fs::write(work.join("unity.cpp"), unity)?;
     let exe = work.join("check");
     let o = run(
         Command::new("g++")
             .args(cxx_flags(tc))
             .arg(format!("-I{}", work.display()))
-            .args(&cpps)
-            .arg(work.join("main.cpp"))
+            .arg(work.join("unity.cpp"))
             .arg(&tc.rt)
             .arg("-lpthread")
             .arg("-o")
