@@ -846,6 +846,28 @@ where
         )
         .unwrap();
     }
+    if limit.is_none() {
+        // An entry of the equivalence list must name a surviving mutant:
+        // one that no longer exists (the RTL moved) or that was killed
+        // (then it was not equivalent) is reported, not silently counted.
+        for (_, id, _) in equiv.iter().filter(|(b, _, _)| b == B::NAME) {
+            match c.results.iter().find(|(m, _)| &m.id == id) {
+                None => writeln!(
+                    detail,
+                    "- `{}` {id}: **stale entry** in docs/mutation-equivalent.txt (no such mutant)",
+                    B::NAME
+                )
+                .unwrap(),
+                Some((_, Fate::Killed(_))) => writeln!(
+                    detail,
+                    "- `{}` {id}: **listed as equivalent but killed** (remove it from docs/mutation-equivalent.txt)",
+                    B::NAME
+                )
+                .unwrap(),
+                _ => {}
+            }
+        }
+    }
     println!("{detail}");
     md.1.push_str(&format!(
         "\n### {}\n\n{}",

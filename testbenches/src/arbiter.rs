@@ -260,6 +260,36 @@ pub fn cycles_strategy(
 }
 
 impl Bench for Arbiter {
+    fn scenarios() -> Vec<crate::Scenario<Arbiter>> {
+        vec![
+            crate::Scenario {
+                name: "fig2a-out-of-order",
+                about: "seed 004 Fig. 2(a): a speculative cell collides with an arbitrated one and is lost; the next wins and waits in the RSQ",
+                build: || scenario::fig2(&scenario::FIG2A, 60),
+            },
+            crate::Scenario {
+                name: "fig2b-duplicate",
+                about: "seed 004 Fig. 2(b): a grant arrives before the ACK and sends a cell twice; the duplicate is dropped",
+                build: || scenario::fig2(&scenario::FIG2B, 50),
+            },
+            crate::Scenario {
+                name: "fig2c-wasted-grant",
+                about: "seed 004 Fig. 2(c): a speculative cell succeeds, its grant finds the VOQ empty",
+                build: || scenario::fig2(&scenario::FIG2C, 30),
+            },
+            crate::Scenario {
+                name: "fig2d-spurious-grant",
+                about: "seed 004 Fig. 2(d): a later cell goes on the earlier cell's grant",
+                build: || scenario::fig2(&scenario::FIG2D, 40),
+            },
+            crate::Scenario {
+                name: "stx-collisions",
+                about: "seed 004 R1-R8: STX vs arbitrated (R - 1 left) and STX vs STX (LFSR winners), N = 8, R = 2",
+                build: scenario::collisions,
+            },
+        ]
+    }
+
     fn config_strategy(p: &ArbiterParams, illegal: bool) -> BoxedStrategy<ArbiterConfig> {
         config_strategy(p, illegal)
     }
@@ -269,5 +299,102 @@ impl Bench for Arbiter {
         len: RangeInclusive<usize>,
     ) -> BoxedStrategy<Vec<Cycle<ArbiterInputs>>> {
         cycles_strategy(p, cfg, len)
+    }
+}
+
+/// Directed scenarios of seed 004: the Fig. 2 cases, played by the STX
+/// system (N = 4, R = 1, RTT = 8) around the golden arbiter, whose inputs
+/// are recorded slot by slot; and the collision rules on the block alone.
+pub mod scenario {
+    use super::*;
+    use model::stim::Stimulus;
+    use model::stx_system::traffic::Script;
+    use model::stx_system::{
+        arbiter_inputs, arbiter_outcome, arbiter_setup, Config, SlotArbiter, SlotOutcome, System,
+    };
+    use model::Block;
+
+    /// Fig. 2(a): arrivals `(slot, input, output)`.
+    pub const FIG2A: [(u64, usize, usize); 4] = [(0, 1, 0), (8, 1, 0), (8, 0, 0), (9, 0, 0)];
+    /// Fig. 2(b).
+    pub const FIG2B: [(u64, usize, usize); 3] = [(0, 0, 1), (1, 0, 1), (8, 0, 0)];
+    /// Fig. 2(c).
+    pub const FIG2C: [(u64, usize, usize); 1] = [(0, 0, 1)];
+    /// Fig. 2(d).
+    pub const FIG2D: [(u64, usize, usize); 2] = [(0, 0, 1), (8, 0, 1)];
+
+    /// The golden arbiter, recording its inputs.
+    struct Recorder {
+        arb: Arbiter,
+        inp: ArbiterInputs,
+        cycles: Vec<Cycle<ArbiterInputs>>,
+    }
+
+    impl SlotArbiter for Recorder {
+        fn slot(
+            &mut self,
+            reqs: &[Option<usize>],
+            srqs: &[Option<(usize, u16)>],
+            out: &mut SlotOutcome,
+        ) {
+            arbiter_inputs(&mut self.inp, reqs, srqs);
+            self.cycles.push(Cycle::Drive(self.inp.clone()));
+            let o = self.arb.step(&self.inp);
+            arbiter_outcome(&o, srqs, out);
+        }
+    }
+
+    /// The arbiter's stimulus of a Fig. 2 case: `arrivals` into a system of
+    /// N = 4, R = 1, RTT = 8 with STX, for `slots` slots.
+    pub fn fig2(arrivals: &[(u64, usize, usize)], slots: u64) -> Stimulus<Arbiter> {
+        let cfg = Config::new(4, 1, 8, true);
+        let (p, c) = arbiter_setup(&cfg);
+        let rec = Recorder {
+            arb: Arbiter::new(&p, &c),
+            inp: ArbiterInputs::idle(&p),
+            cycles: Vec::new(),
+        };
+        let mut sys = System::new(cfg, rec);
+        sys.run(&mut Script::new(arrivals), slots);
+        Stimulus {
+            params: p,
+            config: c,
+            cycles: sys.arbiter().cycles.clone(),
+            seed: 0xf162,
+        }
+    }
+
+    /// Collisions on the block: N = 8, R = 2, crossbar delay 3. Input 0
+    /// requests output 0 every slot (granted, arbitrated at output 0 from
+    /// slot 3 on); inputs 1..3 speculate to output 0 (STX vs arbitrated:
+    /// R - 1 = 1 winner once the arbitrated cell is there, 2 before), 4..6
+    /// to output 1 (STX vs STX: 2 of 3 win), 7 to output 2 (alone, wins).
+    pub fn collisions() -> Stimulus<Arbiter> {
+        let p = Arbiter::variants()
+            .into_iter()
+            .find(|v| v.n == 8)
+            .expect("an N = 8 variant");
+        let c = ArbiterConfig::new(2, 1, true, 3);
+        let cycles = (0..40u16)
+            .map(|t| {
+                let mut i = ArbiterInputs::idle(&p);
+                i.request(0, 0);
+                for a in 1..8 {
+                    let j = match a {
+                        1..=3 => 0,
+                        4..=6 => 1,
+                        _ => 2,
+                    };
+                    i.speculate(a, j, 100 * a as u16 + t);
+                }
+                Cycle::Drive(i)
+            })
+            .collect();
+        Stimulus {
+            params: p,
+            config: c,
+            cycles,
+            seed: 0xc011,
+        }
     }
 }

@@ -651,6 +651,31 @@ pub fn cycles_strategy(
 }
 
 impl Bench for Credit {
+    fn scenarios() -> Vec<crate::Scenario<Credit>> {
+        vec![
+            crate::Scenario {
+                name: "bdp-toy",
+                about: "seed 000 toy example: RTT 6, a buffer of 6 cells (one BDP) keeps the link busy; congested at 300..330, never overflows",
+                build: || scenario::toy(6).0,
+            },
+            crate::Scenario {
+                name: "bdp-toy-short",
+                about: "seed 000 toy example with 5 cells (BDP - 1): the link runs at 5/6",
+                build: || scenario::toy(5).0,
+            },
+            crate::Scenario {
+                name: "fairness-slice",
+                about: "seed 000: three ingress ports, two slices, slice-level allocation: 25% / 25% / 50%",
+                build: || scenario::fairness_stimulus(true).0,
+            },
+            crate::Scenario {
+                name: "fairness-port",
+                about: "seed 000: the same with port-level allocation: one third each",
+                build: || scenario::fairness_stimulus(false).0,
+            },
+        ]
+    }
+
     fn config_strategy(p: &CreditParams, illegal: bool) -> BoxedStrategy<CreditConfig> {
         config_strategy(p, illegal)
     }
@@ -783,5 +808,63 @@ pub mod scenario {
             },
             st,
         )
+    }
+
+    /// One active egress port (0) with cells of `q` bytes, rate `num/den`,
+    /// buffer `buf`, a link of `r` bytes per cycle; the others idle.
+    #[allow(clippy::too_many_arguments)]
+    pub fn one_port(
+        p: &CreditParams,
+        q: u16,
+        num: u16,
+        den: u16,
+        buf: u32,
+        dc: usize,
+        dd: usize,
+        r: u32,
+    ) -> (CreditConfig, Loop) {
+        let mut c = quiet_config(p);
+        c.cfg_quantum_i[0] = q;
+        c.cfg_rate_num_i[0] = num;
+        c.cfg_rate_den_i[0] = den;
+        c.cfg_buf_i[0] = buf;
+        let mut link = vec![1; p.e];
+        link[0] = r;
+        (
+            c,
+            Loop {
+                dc,
+                dd,
+                da: 0,
+                link,
+            },
+        )
+    }
+
+    pub fn cells(q: u16) -> impl Fn(usize, &mut Rng) -> u16 {
+        move |_, _| q
+    }
+
+    /// The toy example: rate 1 cell per time unit, one-way delay 3 (credit:
+    /// dc = 3; data: dd = 2 plus its cycle in the egress buffer), RTT 6, a
+    /// cell of 64 B, the link congested (stalled) for a while in the middle.
+    pub fn toy(buf_cells: u32) -> (Stimulus<Credit>, Stats) {
+        let p = CreditParams::default();
+        let (c, lp) = one_port(&p, 64, 1, 1, 64 * buf_cells, 3, 2, 64);
+        assert_eq!(lp.rtt(), 6);
+        closed_loop(&p, &c, lp, &[0], &cells(64), Some(300..330), 400, 50)
+    }
+
+    /// Three ingress ports sending to egress 0 of the narrow variant
+    /// (I = 3), ports 0 and 1 in slice 0, port 2 in slice 1, with
+    /// slice-level (`slice`) or port-level allocation.
+    pub fn fairness_stimulus(slice: bool) -> (Stimulus<Credit>, Stats) {
+        let p = Credit::variants()[1];
+        assert_eq!((p.i, p.s), (3, 2));
+        let (mut c, lp) = one_port(&p, 16, 1, 1, p.occ_max() as u32, 1, 1, 16);
+        c.cfg_slice_mode_i[0] = slice;
+        c.cfg_slice_i = vec![0, 0, 1];
+        let hot: Vec<usize> = (0..3).map(|i| p.voq(i, 0)).collect();
+        closed_loop(&p, &c, lp, &hot, &cells(16), None, 1200, 0)
     }
 }

@@ -627,6 +627,26 @@ pub fn cycles_strategy(
 }
 
 impl Bench for Pfc {
+    fn scenarios() -> Vec<crate::Scenario<Pfc>> {
+        vec![
+            crate::Scenario {
+                name: "refresh",
+                about: "seeds 000/001: a priority held OFF: one XOFF, a refresh before the peer's timer runs out, one RESUME; one-cycle glitches send nothing",
+                build: directed::refresh,
+            },
+            crate::Scenario {
+                name: "shared-frame",
+                about: "802.1Qbb: priorities changing in the same cycle share one frame (XOFF 0x89, RESUME 0x08, RESUME 0x81)",
+                build: directed::shared_frame,
+            },
+            crate::Scenario {
+                name: "receive",
+                about: "receive side: pause, overwrite, disabled priority, every malformed kind ignored and counted, cancel with quanta 0",
+                build: || directed::receive().0,
+            },
+        ]
+    }
+
     fn config_strategy(p: &PfcParams, illegal: bool) -> BoxedStrategy<PfcConfig> {
         config_strategy(p, illegal)
     }
@@ -1006,6 +1026,154 @@ pub mod directed {
             i.xoff_i = xoff;
             cycles.push(Cycle::Drive(i));
         }
+    }
+
+    /// A configuration with the test source address and one quanta value
+    /// for every priority.
+    pub fn config(qcyc: u16, refresh: u16, gap: u8, quanta: u16) -> PfcConfig {
+        PfcConfig {
+            cfg_sa_i: 0x02_00_5e_10_20_30,
+            cfg_quanta_i: vec![quanta; PRIOS],
+            cfg_qcyc_i: qcyc,
+            cfg_refresh_i: refresh,
+            cfg_gap_i: gap,
+        }
+    }
+
+    /// XOFF, refreshes, RESUME: priority 2 goes OFF for 1009 cycles (one
+    /// XOFF frame, then a refresh every `(40 - 10) * 8 = 240` cycles) while
+    /// priority 5 glitches OFF for single cycles during the first frame
+    /// (no frame for it); then priority 2 goes ON (one RESUME).
+    pub fn refresh() -> Stimulus<Pfc> {
+        let p = PfcParams::default();
+        let c = config(8, 10, 20, 40);
+        let mut cycles = Vec::new();
+        push_idle(&p, &mut cycles, 1, 0b100);
+        for k in 0..8 {
+            let x = 0b100 | if k % 3 == 0 { 0b10_0000 } else { 0 };
+            push_idle(&p, &mut cycles, 1, x);
+        }
+        push_idle(&p, &mut cycles, 1000, 0b100);
+        push_idle(&p, &mut cycles, 200, 0);
+        Stimulus {
+            params: p,
+            config: c,
+            cycles,
+            seed: 3,
+        }
+    }
+
+    /// Several priorities changing in the same cycle share one frame:
+    /// priorities 0, 3 and 7 go OFF together (one XOFF frame, class-enable
+    /// 0x89), priority 3 goes ON alone (a RESUME for 3 only), then 0 and 7
+    /// go ON together (one RESUME, class-enable 0x81).
+    pub fn shared_frame() -> Stimulus<Pfc> {
+        let p = PfcParams::default();
+        let c = config(8, 10, 4, 60);
+        let mut cycles = Vec::new();
+        push_idle(&p, &mut cycles, 4, 0);
+        push_idle(&p, &mut cycles, 120, 0b1000_1001);
+        push_idle(&p, &mut cycles, 120, 0b1000_0001);
+        push_idle(&p, &mut cycles, 120, 0);
+        Stimulus {
+            params: p,
+            config: c,
+            cycles,
+            seed: 4,
+        }
+    }
+
+    /// The malformed frames of the receive scenario, with the class each
+    /// must be counted in.
+    pub const MALFORMED: [(Mutation, Da, RxClass); 9] = [
+        (Mutation::FlipBit(150), Da::Pfc, RxClass::Fcs),
+        (Mutation::Truncate(40), Da::Pfc, RxClass::Runt),
+        (Mutation::Truncate(63), Da::Pfc, RxClass::Runt),
+        (Mutation::Extend(1, true), Da::Pfc, RxClass::Long),
+        (Mutation::Extend(8, false), Da::Pfc, RxClass::Fcs),
+        (Mutation::EtherType(0x0800), Da::Pfc, RxClass::Other),
+        (Mutation::Opcode(0x0001), Da::Pfc, RxClass::BadCtl),
+        (
+            Mutation::None,
+            Da::Other(0x02_11_22_33_44_55),
+            RxClass::BadCtl,
+        ),
+        (Mutation::Data(300), Da::Pfc, RxClass::Other),
+    ];
+
+    /// Where the frames of [`receive`] end (cycle of their last beat).
+    #[derive(Clone, Debug)]
+    pub struct ReceiveMarks {
+        /// The first frame: priorities 1 (1000 quanta), 2 (7), 6 (500).
+        pub first_end: usize,
+        /// The second: priority 1 overwritten with 10 quanta.
+        pub second_end: usize,
+        /// Each frame of [`MALFORMED`].
+        pub ends: Vec<usize>,
+        /// The frame to our own address that cancels priority 6.
+        pub cancel_end: usize,
+    }
+
+    /// Receive side: pause, overwrite, a disabled priority's garbage time,
+    /// every malformed kind (none may act), and a cancel (quanta 0).
+    pub fn receive() -> (Stimulus<Pfc>, ReceiveMarks) {
+        let p = PfcParams::default();
+        let c = config(8, 2, 0, 100);
+        let mut cyc = Vec::new();
+        let mut times = [0u16; PRIOS];
+        times[1] = 1000;
+        times[2] = 7;
+        times[6] = 500;
+        push_frame(&p, &c, &mut cyc, &FrameSpec::pfc(0b0100_0110, times), 0);
+        let first_end = cyc.len() - 1;
+        push_idle(&p, &mut cyc, 2000, 0);
+        // Overwrite priority 1 with 10 quanta; priority 6 is not enabled
+        // (its time field carries garbage) and must run on.
+        let mut t2 = [0u16; PRIOS];
+        t2[1] = 10;
+        t2[6] = 3;
+        push_frame(&p, &c, &mut cyc, &FrameSpec::pfc(0b0000_0010, t2), 0);
+        let second_end = cyc.len() - 1;
+        push_idle(&p, &mut cyc, 200, 0);
+        let zero6 = FrameSpec::pfc(0b0100_0000, [0; PRIOS]);
+        let mut ends = Vec::new();
+        for (m, da, _) in &MALFORMED {
+            let s = FrameSpec {
+                mutation: *m,
+                da: *da,
+                ..zero6
+            };
+            push_frame(&p, &c, &mut cyc, &s, 0);
+            ends.push(cyc.len() - 1);
+            push_idle(&p, &mut cyc, 3, 0);
+        }
+        // Our own address as DA is accepted: cancel priority 6 at once.
+        push_frame(
+            &p,
+            &c,
+            &mut cyc,
+            &FrameSpec {
+                da: Da::Own,
+                ..zero6
+            },
+            0,
+        );
+        let cancel_end = cyc.len() - 1;
+        push_idle(&p, &mut cyc, 5, 0);
+        (
+            Stimulus {
+                params: p,
+                config: c,
+                cycles: cyc,
+                seed: 5,
+            },
+            ReceiveMarks {
+                first_end,
+                second_end,
+                ends,
+                cancel_end,
+            },
+        )
     }
 
     /// Runs the model over `s`; every cycle's outputs.

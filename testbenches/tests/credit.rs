@@ -8,8 +8,10 @@ use model::credit::{Credit, CreditConfig, CreditInputs, CreditParams, BINS};
 use model::stim::{Cycle, Stimulus};
 use model::{Block, PortGroup};
 use proptest::prelude::*;
-use testbenches::credit::scenario::{closed_loop, quiet_config, Stats};
-use testbenches::credit::{Fabric, Lens, Loop, Rng, Scenario};
+use testbenches::credit::scenario::{
+    cells, closed_loop, fairness_stimulus, one_port, quiet_config, toy, Stats,
+};
+use testbenches::credit::{Fabric, Lens, Rng, Scenario};
 
 #[test]
 fn equivalence_random() {
@@ -26,41 +28,6 @@ fn equivalence_long_runs() {
 #[test]
 fn regression_files_replay() {
     support::regressions::<Credit>();
-}
-
-/// One active egress port (0) with cells of `q` bytes, rate `num/den`,
-/// buffer `buf`, a link of `r` bytes per cycle; the others idle.
-#[allow(clippy::too_many_arguments)]
-fn one_port(
-    p: &CreditParams,
-    q: u16,
-    num: u16,
-    den: u16,
-    buf: u32,
-    dc: usize,
-    dd: usize,
-    r: u32,
-) -> (CreditConfig, Loop) {
-    let mut c = quiet_config(p);
-    c.cfg_quantum_i[0] = q;
-    c.cfg_rate_num_i[0] = num;
-    c.cfg_rate_den_i[0] = den;
-    c.cfg_buf_i[0] = buf;
-    let mut link = vec![1; p.e];
-    link[0] = r;
-    (
-        c,
-        Loop {
-            dc,
-            dd,
-            da: 0,
-            link,
-        },
-    )
-}
-
-fn cells(q: u16) -> impl Fn(usize, &mut Rng) -> u16 {
-    move |_, _| q
 }
 
 // ---------------------------------------------------------------------------
@@ -339,16 +306,6 @@ fn utilisation_curve() {
 // Directed scenarios of seed 000
 // ---------------------------------------------------------------------------
 
-/// The toy example: rate 1 cell per time unit, one-way delay 3 (credit:
-/// dc = 3; data: dd = 2 plus its cycle in the egress buffer), RTT 6, a
-/// cell of 64 B, the link congested (stalled) for a while in the middle.
-fn toy(buf_cells: u32) -> (Stimulus<Credit>, Stats) {
-    let p = CreditParams::default();
-    let (c, lp) = one_port(&p, 64, 1, 1, 64 * buf_cells, 3, 2, 64);
-    assert_eq!(lp.rtt(), 6);
-    closed_loop(&p, &c, lp, &[0], &cells(64), Some(300..330), 400, 50)
-}
-
 #[test]
 fn toy_example_six_cells_full_rate_no_overflow() {
     let (s, st) = toy(6);
@@ -389,13 +346,8 @@ fn toy_example_five_cells_rate_drops() {
 /// Three ingress ports sending to egress 0 of the narrow variant (I = 3),
 /// ports 0 and 1 in slice 0, port 2 in slice 1.
 fn fairness(slice: bool) -> (Stimulus<Credit>, Stats, Vec<Vec<u64>>) {
-    let p = Credit::variants()[1];
-    assert_eq!((p.i, p.s), (3, 2));
-    let (mut c, lp) = one_port(&p, 16, 1, 1, p.occ_max() as u32, 1, 1, 16);
-    c.cfg_slice_mode_i[0] = slice;
-    c.cfg_slice_i = vec![0, 0, 1];
-    let hot: Vec<usize> = (0..3).map(|i| p.voq(i, 0)).collect();
-    let (s, st) = closed_loop(&p, &c, lp, &hot, &cells(16), None, 1200, 0);
+    let (s, st) = fairness_stimulus(slice);
+    let (p, c) = (s.params, s.config.clone());
     // Running credit counts per ingress port, after every credit.
     let mut m = Credit::new(&p, &c);
     let mut run = Vec::new();

@@ -5,7 +5,10 @@
 
 mod support;
 
+use model::arbiter::Arbiter;
+use model::credit::Credit;
 use model::mmu::{Mmu, MmuParams};
+use model::pfc::Pfc;
 use model::stim::Stimulus;
 use model::Block;
 use testbenches::Bench;
@@ -27,21 +30,50 @@ where
     }
 }
 
-#[test]
-fn mmu_under_icarus() {
-    for s in Mmu::scenarios() {
+/// Every directed scenario of `B`, a random run of `cycles` cycles on each
+/// variant that `keep` selects, and one on the default configuration.
+fn under_icarus<B: Bench>(cycles: usize, keep: impl Fn(&B::Params) -> bool)
+where
+    B::Params: 'static,
+{
+    for s in B::scenarios() {
         check(&(s.build)(), s.name);
     }
-    for v in Mmu::variants() {
-        let stim = cosim::fuzz::case::<Mmu>(v.ports as u64 * 7 + 1, 3000);
+    for (k, v) in B::variants().into_iter().enumerate() {
+        if !keep(&v) {
+            continue;
+        }
+        let stim = testbenches::generate::<B>(&v, 7 * k as u64 + 1, cycles, None);
         let label = model::Params::label(&stim.params);
         check(&stim, &format!("random-{label}"));
     }
-    let p = MmuParams::default();
+    let p = B::variants()[0].clone();
     check(
-        &testbenches::generate::<Mmu>(&p, 3, 5000, Some(&Mmu::default_config(&p))),
+        &testbenches::generate::<B>(&p, 3, cycles, Some(&B::default_config(&p))),
         "default",
     );
+}
+
+#[test]
+fn mmu_under_icarus() {
+    under_icarus::<Mmu>(3000, |_| true);
+}
+
+#[test]
+fn pfc_under_icarus() {
+    under_icarus::<Pfc>(3000, |_| true);
+}
+
+#[test]
+fn credit_under_icarus() {
+    under_icarus::<Credit>(2000, |_| true);
+}
+
+/// Icarus interprets the N = 32 and 64 arbiters at a few cycles per second;
+/// the random runs take N <= 16 (the directed scenarios are N = 4 and 8).
+#[test]
+fn arbiter_under_icarus() {
+    under_icarus::<Arbiter>(1000, |p| p.n <= 16);
 }
 
 #[test]

@@ -14,7 +14,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use testbenches::pfc::{
     beats, check_loopback, collect_frames, directed, loopback, pcap, refreshes_at_expiry,
-    short_config_strategy, system, xoff_pattern_strategy, Da, FrameSpec, LoopStats, Mutation,
+    short_config_strategy, system, xoff_pattern_strategy, LoopStats,
 };
 
 #[test]
@@ -28,13 +28,7 @@ fn regression_files_replay() {
 }
 
 fn cfg(qcyc: u16, refresh: u16, gap: u8, quanta: u16) -> PfcConfig {
-    PfcConfig {
-        cfg_sa_i: 0x02_00_5e_10_20_30,
-        cfg_quanta_i: vec![quanta; PRIOS],
-        cfg_qcyc_i: qcyc,
-        cfg_refresh_i: refresh,
-        cfg_gap_i: gap,
-    }
+    directed::config(qcyc, refresh, gap, quanta)
 }
 
 // ---------------------------------------------------------------------------
@@ -391,24 +385,7 @@ fn generated_frames_decode_in_tshark() {
 /// nothing; one long OFF gives one XOFF and refreshes, then one RESUME.
 #[test]
 fn glitches_send_nothing_and_one_off_gives_one_xoff() {
-    let p = PfcParams::default();
-    let c = cfg(8, 10, 20, 40);
-    let mut cycles = Vec::new();
-    // Priority 2 OFF: one XOFF frame; while it is on the wire and in its
-    // gap, priority 5 pulses OFF for 1..3 cycles several times.
-    directed::push_idle(&p, &mut cycles, 1, 0b100);
-    for k in 0..8 {
-        let x = 0b100 | if k % 3 == 0 { 0b10_0000 } else { 0 };
-        directed::push_idle(&p, &mut cycles, 1, x);
-    }
-    directed::push_idle(&p, &mut cycles, 1000, 0b100);
-    directed::push_idle(&p, &mut cycles, 200, 0);
-    let stim = Stimulus::<Pfc> {
-        params: p,
-        config: c.clone(),
-        cycles,
-        seed: 3,
-    };
+    let stim = directed::refresh();
     let outs = directed::outputs(&stim);
     let frames = collect_frames(outs.iter().map(|o| o.as_ref()));
     let decoded: Vec<(u8, [u16; PRIOS])> = frames
@@ -606,73 +583,14 @@ proptest! {
 /// ignored.
 #[test]
 fn receive_overwrite_cancel_disabled_and_malformed() {
-    let p = PfcParams::default();
-    let c = cfg(8, 2, 0, 100);
-    let mut cyc = Vec::new();
-    let mut times = [0u16; PRIOS];
-    times[1] = 1000;
-    times[2] = 7;
-    times[6] = 500;
-    directed::push_frame(&p, &c, &mut cyc, &FrameSpec::pfc(0b0100_0110, times), 0);
-    let first_end = cyc.len() - 1;
-    directed::push_idle(&p, &mut cyc, 2000, 0);
-    // Overwrite priority 1 with 10 quanta; priority 6 is not enabled (its
-    // time field carries garbage) and must run on.
-    let mut t2 = [0u16; PRIOS];
-    t2[1] = 10;
-    t2[6] = 3;
-    directed::push_frame(&p, &c, &mut cyc, &FrameSpec::pfc(0b0000_0010, t2), 0);
-    let second_end = cyc.len() - 1;
-    directed::push_idle(&p, &mut cyc, 200, 0);
-    // Every malformed kind: none may touch priority 6.
-    let mut t3 = [0u16; PRIOS];
-    t3[6] = 0;
-    let zero6 = FrameSpec::pfc(0b0100_0000, t3);
-    let bad = [
-        (Mutation::FlipBit(150), Da::Pfc, RxClass::Fcs),
-        (Mutation::Truncate(40), Da::Pfc, RxClass::Runt),
-        (Mutation::Truncate(63), Da::Pfc, RxClass::Runt),
-        (Mutation::Extend(1, true), Da::Pfc, RxClass::Long),
-        (Mutation::Extend(8, false), Da::Pfc, RxClass::Fcs),
-        (Mutation::EtherType(0x0800), Da::Pfc, RxClass::Other),
-        (Mutation::Opcode(0x0001), Da::Pfc, RxClass::BadCtl),
-        (
-            Mutation::None,
-            Da::Other(0x02_11_22_33_44_55),
-            RxClass::BadCtl,
-        ),
-        (Mutation::Data(300), Da::Pfc, RxClass::Other),
-    ];
-    let mut ends = Vec::new();
-    for (m, da, _) in &bad {
-        let s = FrameSpec {
-            mutation: *m,
-            da: *da,
-            ..zero6
-        };
-        directed::push_frame(&p, &c, &mut cyc, &s, 0);
-        ends.push(cyc.len() - 1);
-        directed::push_idle(&p, &mut cyc, 3, 0);
-    }
-    // Our own address as DA is accepted: cancel priority 6 at once.
-    directed::push_frame(
-        &p,
-        &c,
-        &mut cyc,
-        &FrameSpec {
-            da: Da::Own,
-            ..zero6
-        },
-        0,
-    );
-    let cancel_end = cyc.len() - 1;
-    directed::push_idle(&p, &mut cyc, 5, 0);
-    let stim = Stimulus::<Pfc> {
-        params: p,
-        config: c.clone(),
-        cycles: cyc,
-        seed: 5,
-    };
+    let (stim, marks) = directed::receive();
+    let directed::ReceiveMarks {
+        first_end,
+        second_end,
+        ends,
+        cancel_end,
+    } = marks;
+    let bad = directed::MALFORMED;
     let outs: Vec<PfcOutputs> = directed::outputs(&stim)
         .into_iter()
         .map(Option::unwrap)
