@@ -476,13 +476,22 @@ fn pass<B: Block>(
     Ok((failure, secs))
 }
 
+/// The directory of `stim`'s waveforms and repro files under `out_dir`:
+/// `<block>-<variant>-seed<seed>`.
+pub fn run_dir<B: Block>(stim: &Stimulus<B>, out_dir: &Path) -> PathBuf {
+    out_dir.join(format!(
+        "{}-{}-seed{}",
+        B::NAME,
+        stim.params.label(),
+        stim.seed
+    ))
+}
+
 /// Runs `stim` in lockstep. `Err` only for problems that are not a
 /// mismatch: a missing variant, a stimulus that does not fit its ports, a
 /// file that cannot be written.
 pub fn run<B: Block>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
-    let label = stim.params.label();
-    let tag = format!("{}-{}-seed{}", B::NAME, label, stim.seed);
-    let dir = opts.out_dir.join(&tag);
+    let dir = run_dir(stim, &opts.out_dir);
     let files = WaveFiles::in_dir(&dir);
     if opts.waves == Waves::Always {
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -501,7 +510,7 @@ pub fn run<B: Block>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
 
     let mut m = Mismatch {
         block: B::NAME,
-        variant: label,
+        variant: stim.params.label(),
         seed: stim.seed,
         cycle: fail.cycle,
         diffs: fail.diffs,

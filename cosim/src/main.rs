@@ -411,12 +411,13 @@ where
             waves = s.waves;
         }
     }
+    let frames = write_frames(&stim, &lockstep::run_dir(&stim, a.out))?;
     if a.json {
         let body = match &outcome {
             Outcome::Pass(s) => format!(
                 "{{\"block\": {}, \"variant\": {}, \"seed\": {}, \"cycles\": {}, \"seconds\": {:.3}, \
                  \"cycles_per_second\": {:.0}, \"passed\": true, \"coverage\": {}, \"holes\": [{}], \
-                 \"merged_vcd\": {}}}",
+                 \"merged_vcd\": {}, \"pcap\": {}}}",
                 fuzz::json_str(B::NAME),
                 fuzz::json_str(&p.label()),
                 a.seed,
@@ -432,7 +433,10 @@ where
                     .join(", "),
                 waves
                     .as_ref()
-                    .map_or("null".into(), |w| fuzz::json_str(&w.merged.display().to_string()))
+                    .map_or("null".into(), |w| fuzz::json_str(&w.merged.display().to_string())),
+                frames
+                    .as_ref()
+                    .map_or("null".into(), |f| fuzz::json_str(&f.0.display().to_string()))
             ),
             Outcome::Mismatch(m) => format!(
                 "{{\"block\": {}, \"passed\": false, \"mismatch\": {}}}",
@@ -452,7 +456,36 @@ where
         );
         print_waves(&w);
     }
+    print_frames(&frames);
     Ok(code)
+}
+
+/// Writes the frames block `B` transmits on `stim` (golden model) to
+/// `dir/frames.pcap`, stamped in nanoseconds like the waveforms (one cycle
+/// per ns, the power-on reset cycles included); `None` for a block without
+/// frames.
+fn write_frames<B: Bench>(stim: &Stimulus<B>, dir: &Path) -> Result<Option<(PathBuf, usize)>> {
+    let Some(frames) = B::frames(stim) else {
+        return Ok(None);
+    };
+    let timed: Vec<(u64, Vec<u8>)> = frames
+        .into_iter()
+        .map(|(c, f)| (c + lockstep::POWER_ON_RESET, f))
+        .collect();
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join("frames.pcap");
+    std::fs::write(&path, testbenches::pfc::pcap_ns(&timed))
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(Some((path, timed.len())))
+}
+
+fn print_frames(f: &Option<(PathBuf, usize)>) {
+    if let Some((path, n)) = f {
+        println!(
+            "frames: {n} transmitted -> {}  (open in Wireshark, or tshark -r)",
+            path.display()
+        );
+    }
 }
 
 struct FuzzArgs {
@@ -530,7 +563,9 @@ fn cmd_replay<B: Bench>(text: &str, out: &Path) -> Result<u8> {
     let stim = Stimulus::<B>::from_text(text, &B::variants()).map_err(|e| anyhow!(e))?;
     let what = format!("{} {} replay", B::NAME, stim.params.label());
     let outcome = lockstep::run(&stim, &opts(out, Waves::Always))?;
-    Ok(report(&outcome, &what))
+    let code = report(&outcome, &what);
+    print_frames(&write_frames(&stim, &lockstep::run_dir(&stim, out))?);
+    Ok(code)
 }
 
 fn cmd_trace<B: Bench>(name: Option<&str>, out: &Path) -> Result<u8> {
@@ -555,7 +590,9 @@ fn cmd_trace<B: Bench>(name: Option<&str>, out: &Path) -> Result<u8> {
     let dir = out.join(format!("{}-{}", B::NAME, s.name));
     let outcome = lockstep::run(&stim, &opts(&dir, Waves::Always))?;
     std::fs::write(dir.join("scenario.stim"), stim.to_text())?;
-    Ok(report(&outcome, &format!("{} trace {}", B::NAME, s.name)))
+    let code = report(&outcome, &format!("{} trace {}", B::NAME, s.name));
+    print_frames(&write_frames(&stim, &lockstep::run_dir(&stim, &dir))?);
+    Ok(code)
 }
 
 fn cmd_config<B: Block>(variant: Option<&str>) -> Result<u8> {

@@ -169,3 +169,39 @@ fn shards_split_one_campaign_without_overlap() {
         "{out}"
     );
 }
+
+/// A PFC run writes the frames it transmitted as a pcap file (nanosecond
+/// timestamps); every record is a 64-byte PFC frame with its FCS.
+#[test]
+fn pfc_run_writes_a_pcap_of_its_frames() {
+    let o = switchsim(&[
+        "run", "pfc", "--cycles", "4000", "--seed", "9", "--out", "pcap-out", "--json",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("\"pcap\": \""), "{out}");
+    let bytes = std::fs::read(scratch().join("pcap-out/pfc-qcw8cw16-seed9/frames.pcap")).unwrap();
+    assert_eq!(&bytes[0..4], &0xa1b2_3c4du32.to_le_bytes());
+    assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()), 1);
+    let (mut at, mut n, mut last_ns) = (24, 0, 0u64);
+    while at < bytes.len() {
+        let w = |k: usize| u32::from_le_bytes(bytes[at + k..at + k + 4].try_into().unwrap());
+        let ns = w(0) as u64 * 1_000_000_000 + w(4) as u64;
+        let len = w(8) as usize;
+        assert_eq!(len, 64);
+        let f = &bytes[at + 16..at + 16 + len];
+        assert_eq!(&f[0..6], &[0x01, 0x80, 0xc2, 0x00, 0x00, 0x01]);
+        assert_eq!(&f[12..16], &[0x88, 0x08, 0x01, 0x01]);
+        assert!(ns > last_ns || n == 0, "timestamps increase");
+        last_ns = ns;
+        at += 16 + len;
+        n += 1;
+    }
+    assert!(n > 0, "no frames in 4000 cycles");
+    // A block without frames writes none.
+    let o = switchsim(&["run", "mmu", "--cycles", "500", "--out", "pcap-out"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!scratch()
+        .join("pcap-out/mmu-p4cw16-seed1/frames.pcap")
+        .exists());
+}

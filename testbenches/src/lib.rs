@@ -35,6 +35,12 @@ pub trait Bench: Block + Clone + std::fmt::Debug + 'static {
     fn scenarios() -> Vec<Scenario<Self>> {
         Vec::new()
     }
+    /// The Ethernet frames the block transmits on `stim` (golden model),
+    /// each with the cycle of its first beat; `None` for a block that sends
+    /// no frames. Written as pcap next to the waveforms.
+    fn frames(_stim: &Stimulus<Self>) -> Option<Vec<(u64, Vec<u8>)>> {
+        None
+    }
     /// Configurations over the legal ranges, edges included (mostly legal;
     /// with `illegal`, some the configuration check rejects).
     fn config_strategy(p: &Self::Params, illegal: bool) -> BoxedStrategy<Self::Config>;

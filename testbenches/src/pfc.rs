@@ -627,6 +627,17 @@ pub fn cycles_strategy(
 }
 
 impl Bench for Pfc {
+    fn frames(stim: &Stimulus<Pfc>) -> Option<Vec<(u64, Vec<u8>)>> {
+        let outs = directed::outputs(stim);
+        let frames = collect_frames(outs.iter().map(|o| o.as_ref()));
+        Some(
+            frames
+                .into_iter()
+                .map(|f| (f.first as u64, f.bytes))
+                .collect(),
+        )
+    }
+
     fn scenarios() -> Vec<crate::Scenario<Pfc>> {
         vec![
             crate::Scenario {
@@ -974,17 +985,30 @@ pub fn xoff_pattern_strategy(len: usize, scale: usize) -> BoxedStrategy<Vec<u8>>
 /// A classic pcap file (link type Ethernet) holding `frames` (FCS included),
 /// one microsecond apart.
 pub fn pcap(frames: &[Vec<u8>]) -> Vec<u8> {
+    let timed: Vec<(u64, Vec<u8>)> = frames
+        .iter()
+        .enumerate()
+        .map(|(k, f)| (1000 * k as u64, f.clone()))
+        .collect();
+    pcap_ns(&timed)
+}
+
+/// A pcap file with nanosecond timestamps (magic `0xa1b23c4d`, link type
+/// Ethernet, FCS included): each frame `(ns, bytes)`. The co-simulation's
+/// waveforms run at one cycle per nanosecond, so a frame whose first beat
+/// is at cycle `c` is stamped `c` ns and lines up with the VCD.
+pub fn pcap_ns(frames: &[(u64, Vec<u8>)]) -> Vec<u8> {
     let mut v = Vec::new();
-    v.extend(0xa1b2_c3d4u32.to_le_bytes());
+    v.extend(0xa1b2_3c4du32.to_le_bytes());
     v.extend(2u16.to_le_bytes());
     v.extend(4u16.to_le_bytes());
     v.extend(0i32.to_le_bytes());
     v.extend(0u32.to_le_bytes());
     v.extend(65535u32.to_le_bytes());
     v.extend(1u32.to_le_bytes());
-    for (k, f) in frames.iter().enumerate() {
-        v.extend((k as u32 / 1_000_000).to_le_bytes());
-        v.extend((k as u32 % 1_000_000).to_le_bytes());
+    for (ns, f) in frames {
+        v.extend(((ns / 1_000_000_000) as u32).to_le_bytes());
+        v.extend(((ns % 1_000_000_000) as u32).to_le_bytes());
         v.extend((f.len() as u32).to_le_bytes());
         v.extend((f.len() as u32).to_le_bytes());
         v.extend(f);
