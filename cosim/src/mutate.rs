@@ -9,7 +9,8 @@
 //! configurations), followed by the block's directed scenarios, as golden
 //! vectors (inputs and the model's expected outputs, every cycle). A mutant
 //! is *killed* when an output differs in some compared cycle, when the RTL
-//! raises an assertion, or when it hangs; it *survives* otherwise. Mutants
+//! raises an assertion, or when it hangs (runs 20x longer than the
+//! original, at least 10 s); it *survives* otherwise. Mutants
 //! that Verilator rejects are *stillborn* and not counted.
 //!
 //! Catalogue (applied outside comments, declarations and the
@@ -454,6 +455,9 @@ struct Toolchain {
     root: PathBuf,
     csrc: PathBuf,
     rt: PathBuf,
+    /// A precompiled header of the Verilator runtime headers (saves about
+    /// 40% of a mutant's compile time).
+    pch: PathBuf,
 }
 
 fn cxx_flags(tc: &Toolchain) -> Vec<String> {
@@ -473,9 +477,15 @@ fn cxx_flags(tc: &Toolchain) -> Vec<String> {
         "-DVL_USER_FATAL".into(),
         "-DVL_USER_STOP".into(),
         "-DVL_PRINTF=vsim_printf".into(),
-        "-include".into(),
-        tc.csrc.join("vsim_rt.h").display().to_string(),
     ]
+}
+
+/// The flags of a mutant's translation unit: the runtime's, with the
+/// precompiled header force-included first.
+fn mutant_flags(tc: &Toolchain) -> Vec<String> {
+    let mut f = cxx_flags(tc);
+    f.extend(["-Winvalid-pch".into(), "-include".into(), tc.pch.display().to_string()]);
+    f
 }
 
 fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output> {
@@ -495,7 +505,13 @@ fn toolchain(dir: &Path) -> Result<Toolchain> {
     let root = PathBuf::from(root.trim());
     let csrc = Path::new(env!("CARGO_MANIFEST_DIR")).join("csrc");
     let rt = dir.join("rt.a");
-    let tc = Toolchain { root, csrc, rt };
+    let pch = dir.join("mut_pch.h");
+    let tc = Toolchain {
+        root,
+        csrc,
+        rt,
+        pch,
+    };
     if !tc.rt.exists() {
         std::fs::create_dir_all(dir)?;
         let inc = tc.root.join("include");
@@ -510,6 +526,8 @@ fn toolchain(dir: &Path) -> Result<Toolchain> {
             let o = run(
                 Command::new("g++")
                     .args(cxx_flags(&tc))
+                    .arg("-include")
+                    .arg(tc.csrc.join("vsim_rt.h"))
                     .arg("-O2")
                     .arg("-c")
                     .arg(&src)
@@ -529,6 +547,32 @@ fn toolchain(dir: &Path) -> Result<Toolchain> {
         let o = run(Command::new("ar").arg("rcs").arg(&tc.rt).args(&objs), "ar")?;
         if !o.status.success() {
             bail!("ar failed");
+        }
+    }
+    let gch = dir.join("mut_pch.h.gch");
+    if !gch.exists() {
+        std::fs::write(
+            &tc.pch,
+            format!(
+                "#include \"{}\"\n#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n",
+                tc.csrc.join("vsim_rt.h").display()
+            ),
+        )?;
+        let o = run(
+            Command::new("g++")
+                .args(cxx_flags(&tc))
+                .args(["-x", "c++-header"])
+                .arg(&tc.pch)
+                .arg("-o")
+                .arg(&gch),
+            "g++",
+        )?;
+        if !o.status.success() {
+            bail!(
+                "precompiling {}: {}",
+                tc.pch.display(),
+                String::from_utf8_lossy(&o.stderr)
+            );
         }
     }
     Ok(tc)
@@ -606,7 +650,7 @@ fn evaluate(
     let exe = work.join("check");
     let o = run(
         Command::new("g++")
-            .args(cxx_flags(tc))
+            .args(mutant_flags(tc))
             .arg(format!("-I{}", work.display()))
             .arg(work.join("unity.cpp"))
             .arg(&tc.rt)
@@ -721,6 +765,18 @@ where
             B::NAME
         );
     }
+    // A mutant hangs when it runs far longer than the original (e.g. a loop
+    // whose increment became a decrement): 20x the original's run time,
+    // at least 10 s, is a hang and counts as killed.
+    let tb = Instant::now();
+    let o = run(
+        Command::new(scratch.join("base").join("check")).arg(&vectors),
+        "the checker",
+    )?;
+    if !o.status.success() {
+        bail!("the unmutated {} checker failed on a re-run", B::NAME);
+    }
+    let timeout = (tb.elapsed() * 20).max(Duration::from_secs(10));
     let queue = Arc::new(Mutex::new(
         all.clone().into_iter().enumerate().collect::<Vec<_>>(),
     ));
