@@ -1,12 +1,14 @@
 # switchsim: golden models of four switch-ASIC blocks, co-simulated against
 # their Verilog RTL through Verilator.
 #
-#   make run     co-simulation of the default configuration, waveforms in out/
+#   make run     co-simulation of every block's default configuration, waveforms in out/
+#                (BLOCK=mmu|pfc|credit|arbiter for one)
 #   make test    lint + every test (honours PROPTEST_CASES)
 #
 # Both install what they need (Verilator, ...) with apt-get when it is missing.
 
 CARGO       ?= cargo
+BLOCK       ?= all
 CYCLES      ?= 200000
 SEED        ?= 1
 VCD_CYCLES  ?= 2000
@@ -40,7 +42,7 @@ build: deps
 	$(CARGO) build --release --workspace
 
 run: build
-	$(SWITCHSIM) run mmu --cycles $(CYCLES) --seed $(SEED) --vcd-cycles $(VCD_CYCLES)
+	$(SWITCHSIM) run $(BLOCK) --cycles $(CYCLES) --seed $(SEED) --vcd-cycles $(VCD_CYCLES)
 
 lint: build
 	$(SWITCHSIM) lint

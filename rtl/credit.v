@@ -319,7 +319,7 @@ module credit #(
     selig = {S{1'b0}};
     spick = {(SW+1){1'b0}};
     mpick = {(IW+1){1'b0}};
-    win   = {IW{1'b0}};
+    win   = {IW{1'b0}}; es = 0;  // the loop variable too: no latch
 
     for (ei = 0; ei < I; ei = ei + 1) begin
       if (earr_valid_i[ei] && !E_OK[earr_egr_i[ei*EW +: EW]]) err_eg[4] = 1'b1;

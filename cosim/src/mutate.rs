@@ -484,7 +484,11 @@ fn cxx_flags(tc: &Toolchain) -> Vec<String> {
 /// precompiled header force-included first.
 fn mutant_flags(tc: &Toolchain) -> Vec<String> {
     let mut f = cxx_flags(tc);
-    f.extend(["-Winvalid-pch".into(), "-include".into(), tc.pch.display().to_string()]);
+    f.extend([
+        "-Winvalid-pch".into(),
+        "-include".into(),
+        tc.pch.display().to_string(),
+    ]);
     f
 }
 
