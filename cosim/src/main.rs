@@ -174,6 +174,10 @@ enum Cmd {
         /// Evaluate only the first N mutants of each block.
         #[arg(long)]
         limit: Option<usize>,
+        /// Evaluate only these mutants (ids as listed, comma separated), e.g.
+        /// to re-check survivors after strengthening the tests; not with --write.
+        #[arg(long, value_delimiter = ',', conflicts_with = "write")]
+        only: Vec<String>,
         /// Only list the mutants.
         #[arg(long)]
         list: bool,
@@ -827,6 +831,7 @@ fn mutate_block<B: Bench>(
     cases: usize,
     jobs: usize,
     limit: Option<usize>,
+    only: &[String],
     list: bool,
     md: &mut (String, String),
 ) -> Result<u8>
@@ -845,11 +850,16 @@ where
         }
         return Ok(0);
     }
+    // A re-check (--only) gets its own scratch, so it can run beside a campaign.
     let scratch = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../target/mutate")
-        .join(B::NAME);
+        .join(if only.is_empty() {
+            B::NAME.to_string()
+        } else {
+            format!("{}-only", B::NAME)
+        });
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let c = cosim::mutate::campaign::<B>(cases, jobs, limit, &scratch, |_, total, m, f| {
+    let c = cosim::mutate::campaign::<B>(cases, jobs, limit, only, &scratch, |_, total, m, f| {
         let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         let what = match f {
             Fate::Killed(_) => "killed".to_string(),
@@ -917,7 +927,7 @@ where
         )
         .unwrap();
     }
-    if limit.is_none() {
+    if limit.is_none() && only.is_empty() {
         // An entry of the equivalence list must name a surviving mutant:
         // one that no longer exists (the RTL moved) or that was killed
         // (then it was not equivalent) is reported, not silently counted.
@@ -1188,6 +1198,7 @@ fn main() -> ExitCode {
             cases,
             jobs,
             limit,
+            only,
             list,
             write,
         } => (|| {
@@ -1202,7 +1213,7 @@ fn main() -> ExitCode {
             for b in &names {
                 worst = worst.max(with_block!(
                     b.as_str(),
-                    mutate_block(cases, jobs, limit, list, &mut md)
+                    mutate_block(cases, jobs, limit, &only, list, &mut md)
                 )?);
             }
             if let (Some(path), false) = (write, list) {

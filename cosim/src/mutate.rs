@@ -719,6 +719,7 @@ pub fn campaign<B: Bench>(
     cases: usize,
     jobs: usize,
     limit: Option<usize>,
+    only: &[String],
     scratch: &Path,
     progress: impl Fn(usize, usize, &Mutant, &Fate) + Sync,
 ) -> Result<Campaign>
@@ -731,6 +732,12 @@ where
     let rtl_dir = crate::golden::default_rtl_dir();
     let src = std::fs::read_to_string(rtl_dir.join(format!("{}.v", B::NAME)))?;
     let mut all = mutants(&src);
+    if !only.is_empty() {
+        if let Some(id) = only.iter().find(|id| !all.iter().any(|m| &m.id == *id)) {
+            bail!("no mutant {id} in rtl/{}.v (see `switchsim mutate {} --list`)", B::NAME, B::NAME);
+        }
+        all.retain(|m| only.contains(&m.id));
+    }
     if let Some(n) = limit {
         all.truncate(n);
     }

@@ -651,6 +651,11 @@ impl Bench for Pfc {
                 build: directed::shared_frame,
             },
             crate::Scenario {
+                name: "refresh-zero",
+                about: "illegal configuration (refresh point 0): the block runs as specified, refreshing only once the peer's timer has expired",
+                build: directed::refresh_zero,
+            },
+            crate::Scenario {
                 name: "receive",
                 about: "receive side: pause, overwrite, disabled priority, every malformed kind ignored and counted, cancel with quanta 0",
                 build: || directed::receive().0,
@@ -1104,6 +1109,25 @@ pub mod directed {
             config: c,
             cycles,
             seed: 4,
+        }
+    }
+
+    /// An illegal configuration runs as specified: with the refresh point
+    /// at 0 (`R * qcyc < 8 + gap`, flagged on `cfg_err_o`), a priority held
+    /// OFF is refreshed only once the peer's timer (3 quanta of 4 cycles)
+    /// has run out, so the peer sees gaps; then RESUME.
+    pub fn refresh_zero() -> Stimulus<Pfc> {
+        let p = PfcParams::default();
+        let c = config(4, 0, 0, 3);
+        let mut cycles = Vec::new();
+        push_idle(&p, &mut cycles, 2, 0);
+        push_idle(&p, &mut cycles, 120, 0b10);
+        push_idle(&p, &mut cycles, 30, 0);
+        Stimulus {
+            params: p,
+            config: c,
+            cycles,
+            seed: 6,
         }
     }
 

@@ -413,6 +413,36 @@ fn glitches_send_nothing_and_one_off_gives_one_xoff() {
     support::lockstep_or_report(&stim, "glitches");
 }
 
+/// With the refresh point at 0 (illegal, flagged) the transmitter still runs
+/// as specified: the refresh waits until its copy of the peer's timer is
+/// 0, i.e. one refresh per 3 quanta x 4 cycles + 1 after the previous frame
+/// started, each carrying the priority's quanta.
+#[test]
+fn refresh_point_zero_refreshes_at_expiry() {
+    let stim = directed::refresh_zero();
+    assert!(Pfc::check(&stim.params, &stim.config).is_err());
+    let outs = directed::outputs(&stim);
+    assert!(outs.iter().flatten().all(|o| o.cfg_err_o));
+    let frames = collect_frames(outs.iter().map(|o| o.as_ref()));
+    let decoded: Vec<(u8, u16)> = frames
+        .iter()
+        .map(|f| {
+            let (_, cev, t) = classify(&f.bytes, 0);
+            (cev, t[1])
+        })
+        .collect();
+    let (xoff, rest) = decoded.split_first().unwrap();
+    assert_eq!(*xoff, (0b10, 3));
+    let (resume, refreshes) = rest.split_last().unwrap();
+    assert_eq!(*resume, (0b10, 0));
+    assert!(refreshes.len() >= 5, "{decoded:?}");
+    assert!(refreshes.iter().all(|&d| d == (0b10, 3)), "{decoded:?}");
+    for w in frames.windows(2).take(refreshes.len()) {
+        assert_eq!(w[1].first - w[0].first, 3 * 4 + 1, "refresh at expiry");
+    }
+    support::lockstep_or_report(&stim, "refresh point 0");
+}
+
 /// REFERENCE.md: hysteresis. An MMU queue that hovers around its Xoff point
 /// (a cell into headroom, a cell out, for a long time) gives exactly one
 /// PAUSE, hence one XOFF frame (and its refreshes), and one RESUME once it
