@@ -734,7 +734,11 @@ where
     let mut all = mutants(&src);
     if !only.is_empty() {
         if let Some(id) = only.iter().find(|id| !all.iter().any(|m| &m.id == *id)) {
-            bail!("no mutant {id} in rtl/{}.v (see `switchsim mutate {} --list`)", B::NAME, B::NAME);
+            bail!(
+                "no mutant {id} in rtl/{}.v (see `switchsim mutate {} --list`)",
+                B::NAME,
+                B::NAME
+            );
         }
         all.retain(|m| only.contains(&m.id));
     }

@@ -669,6 +669,11 @@ impl Bench for Credit {
                 build: || scenario::fairness_stimulus(true).0,
             },
             crate::Scenario {
+                name: "limits",
+                about: "every counter at its limit on the default variant: balance and outstanding exactly at their bounds (no error), then saturated (error); occupancy saturated; departure larger than the occupancy",
+                build: scenario::limits,
+            },
+            crate::Scenario {
                 name: "fairness-port",
                 about: "seed 000: the same with port-level allocation: one third each",
                 build: || scenario::fairness_stimulus(false).0,
@@ -866,5 +871,75 @@ pub mod scenario {
         c.cfg_slice_i = vec![0, 0, 1];
         let hot: Vec<usize> = (0..3).map(|i| p.voq(i, 0)).collect();
         closed_loop(&p, &c, lp, &hot, &cells(16), None, 1200, 0)
+    }
+
+    /// Counters at their limits, default variant, every egress port idle
+    /// (rate 0: no credit issued). Driven directly on the ports (as a
+    /// misbehaving neighbour could): ingress 0 is sent credits and never
+    /// dequeues, until its balance is exactly `B_MAX` (no error) and then
+    /// saturates (error); egress 0 receives data nobody was credited for,
+    /// until its outstanding count is exactly `-2^CW` (no error) and then
+    /// saturates, and its occupancy overflows the buffer and saturates at
+    /// `2^CW - 1`; egress 1 is asked to send more than it holds.
+    pub fn limits() -> Stimulus<Credit> {
+        let p = CreditParams::default();
+        let c = quiet_config(&p);
+        let lmax = (1u32 << p.lw) - 1;
+        let idle = || CreditInputs::zero(&p);
+        let mut cycles = vec![Cycle::Drive(idle())];
+        // Balance of VOQ (0, 0): credits of lmax bytes from egress 0 up to
+        // exactly B_MAX = 2^(BW-1) - 1, then one byte more.
+        let bmax = (1u64 << (p.bw - 1)) - 1;
+        let mut bal = 0u64;
+        let credit = |bytes: u64, cycles: &mut Vec<Cycle<CreditInputs>>| {
+            let mut i = idle();
+            i.cin_valid_i[0] = true;
+            i.cin_ing_i[0] = 0;
+            i.cin_bytes_i[0] = bytes as u16;
+            cycles.push(Cycle::Drive(i));
+        };
+        while bal + lmax as u64 <= bmax {
+            credit(lmax as u64, &mut cycles);
+            bal += lmax as u64;
+        }
+        if bal < bmax {
+            credit(bmax - bal, &mut cycles);
+        }
+        cycles.push(Cycle::Drive(idle()));
+        credit(1, &mut cycles);
+        credit(lmax as u64, &mut cycles);
+        // Outstanding of egress 0: uncredited arrivals of lmax bytes down to
+        // exactly -2^CW, then one byte more. The occupancy (CW bits)
+        // overflows the buffer and saturates on the way.
+        let omin = 1u64 << p.cw;
+        let mut got = 0u64;
+        let arrive = |bytes: u64, cycles: &mut Vec<Cycle<CreditInputs>>| {
+            let mut i = idle();
+            i.earr_valid_i[0] = true;
+            i.earr_egr_i[0] = 0;
+            i.earr_bytes_i[0] = bytes as u16;
+            cycles.push(Cycle::Drive(i));
+        };
+        while got + lmax as u64 <= omin {
+            arrive(lmax as u64, &mut cycles);
+            got += lmax as u64;
+        }
+        if got < omin {
+            arrive(omin - got, &mut cycles);
+        }
+        cycles.push(Cycle::Drive(idle()));
+        arrive(1, &mut cycles);
+        arrive(lmax as u64, &mut cycles);
+        // Egress 1 departs more than it holds.
+        let mut i = idle();
+        i.edep_bytes_i[1] = 100;
+        cycles.push(Cycle::Drive(i));
+        cycles.push(Cycle::Drive(idle()));
+        Stimulus {
+            params: p,
+            config: c,
+            cycles,
+            seed: 0x1117,
+        }
     }
 }

@@ -579,3 +579,42 @@ fn configuration_errors_name_field_and_range() {
     assert_eq!(e.field, "BW");
     assert!(e.msg.contains("15..=32"), "{e}");
 }
+
+/// Every counter at its limit (default variant): a balance or an outstanding
+/// count exactly at its bound raises no error, one byte beyond saturates and
+/// flags it; the occupancy saturates at 2^CW - 1; a departure larger than
+/// the occupancy clamps at 0 and flags it.
+#[test]
+fn counters_at_their_limits() {
+    use model::credit::{ERR_BAL_SAT, ERR_DEP_UNDERFLOW, ERR_OCC_SAT, ERR_OUT_SAT};
+    let s = testbenches::credit::scenario::limits();
+    let p = s.params;
+    let mut m = Credit::new(&p, &s.config);
+    let bmax = (1i64 << (p.bw - 1)) - 1;
+    let omin = -(1i64 << p.cw);
+    let omax = (1i64 << p.cw) - 1;
+    let (mut bal_at_max_clean, mut out_at_min_clean) = (false, false);
+    let mut seen = 0u8;
+    for c in &s.cycles {
+        let Cycle::Drive(i) = c else { continue };
+        let o = m.step(i);
+        let e = o.err_o.value();
+        seen |= e;
+        if m.balance(0, 0) == bmax && e & ERR_BAL_SAT == 0 && !bal_at_max_clean {
+            bal_at_max_clean = true;
+            assert_eq!(seen & ERR_BAL_SAT, 0, "saturated before reaching the bound");
+        }
+        if m.outstanding(0) == omin && e & ERR_OUT_SAT == 0 && !out_at_min_clean {
+            out_at_min_clean = true;
+            assert_eq!(seen & ERR_OUT_SAT, 0, "saturated before reaching the bound");
+        }
+        assert!(m.balance(0, 0) <= bmax && m.outstanding(0) >= omin);
+        assert!(m.occupancy(0) <= omax && m.occupancy(1) >= 0);
+    }
+    assert!(bal_at_max_clean && out_at_min_clean);
+    for bit in [ERR_BAL_SAT, ERR_OUT_SAT, ERR_OCC_SAT, ERR_DEP_UNDERFLOW] {
+        assert_ne!(seen & bit, 0, "error bit {bit:#x} never raised");
+    }
+    assert_eq!(m.occupancy(0), omax);
+    support::lockstep_or_report(&s, "counters at their limits");
+}
