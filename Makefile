@@ -67,8 +67,11 @@ fuzz: build
 bench: deps
 	@s=$$(date +%s.%N); VSIM_FORCE_REBUILD=1 $(CARGO) build --release -p cosim; e=$$(date +%s.%N); \
 	  cp target/vsim-build.tsv target/bench-cold.tsv; awk "BEGIN{print $$e - $$s}" > target/bench-cold.wall
-	@touch rtl/mmu.v; s=$$(date +%s.%N); $(CARGO) build --release -p cosim; e=$$(date +%s.%N); \
+	@cp rtl/mmu.v target/bench-mmu.v.orig; echo "// (benchmark: a one-line edit)" >> rtl/mmu.v; \
+	  s=$$(date +%s.%N); $(CARGO) build --release -p cosim; rc=$$?; e=$$(date +%s.%N); \
+	  cp target/bench-mmu.v.orig rtl/mmu.v; [ $$rc = 0 ] || exit $$rc; \
 	  cp target/vsim-build.tsv target/bench-incr.tsv; awk "BEGIN{print $$e - $$s}" > target/bench-incr.wall
+	$(CARGO) build --release -p cosim
 	$(SWITCHSIM) bench --write BENCHMARKS.md
 
 # Yosys synthesis of every block: no latches, no multiple drivers; cell

@@ -345,6 +345,38 @@ impl<T: PortScalar> PortValue for T {
     }
 }
 
+/// Packs elements of `W` bits (`W` divides 32) into `out`, `32 / W` per
+/// word, element 0 in the low bits; returns the OR of the bits of any
+/// element beyond `W` (non-zero: out of range).
+#[inline]
+fn pack_whole<T: PortScalar, const W: u32>(v: &[T], out: &mut [u32]) -> u64 {
+    let per = (32 / W) as usize;
+    let m = mask(W);
+    // All bits of all elements ORed together: any above W is out of range.
+    let mut all = 0u64;
+    let mut chunks = v.chunks_exact(per);
+    for (o, chunk) in out.iter_mut().zip(&mut chunks) {
+        let mut x = 0u32;
+        for (j, e) in chunk.iter().enumerate() {
+            let b = e.to_bits();
+            all |= b;
+            x |= (b as u32 & m as u32) << (j as u32 * W);
+        }
+        *o = x;
+    }
+    let rem = chunks.remainder();
+    if !rem.is_empty() {
+        let mut x = 0u32;
+        for (j, e) in rem.iter().enumerate() {
+            let b = e.to_bits();
+            all |= b;
+            x |= (b as u32 & m as u32) << (j as u32 * W);
+        }
+        out[v.len() / per] = x;
+    }
+    all & !m
+}
+
 impl<T: PortScalar> PortValue for Vec<T> {
     const SIGNED: bool = T::SIGNED;
     fn zero(s: Shape) -> Self {
@@ -366,19 +398,17 @@ impl<T: PortScalar> PortValue for Vec<T> {
         let out = &mut out[..s.words()];
         let mut over = 0u64;
         if 32 % s.width == 0 {
-            // Whole elements per word: each word is independent.
-            let per = (32 / s.width) as usize;
-            for (k, chunk) in self.chunks(per).enumerate() {
-                let mut x = 0u32;
-                let mut sh = 0u32;
-                for v in chunk {
-                    let b = v.to_bits();
-                    over |= b & !m;
-                    x |= ((b & m) as u32).wrapping_shl(sh);
-                    sh = sh.wrapping_add(s.width);
-                }
-                out[k] = x;
-            }
+            // Whole elements per word: each word is independent. The width is
+            // made a compile-time constant so that the inner loop unrolls
+            // (this is the hot path of every co-simulated cycle).
+            over = match s.width {
+                1 => pack_whole::<T, 1>(self, out),
+                2 => pack_whole::<T, 2>(self, out),
+                4 => pack_whole::<T, 4>(self, out),
+                8 => pack_whole::<T, 8>(self, out),
+                16 => pack_whole::<T, 16>(self, out),
+                _ => pack_whole::<T, 32>(self, out),
+            };
         } else if s.width <= 32 {
             let mut acc: u64 = 0;
             let mut nacc = 0u32;

@@ -283,6 +283,11 @@ impl Bench for Arbiter {
                 build: || scenario::fig2(&scenario::FIG2D, 40),
             },
             crate::Scenario {
+                name: "iterations-limit",
+                about: "configuration boundary: iSLIP iterations = 9 (one more than the 8 the RTL holds) is flagged and grants nothing",
+                build: scenario::iterations_limit,
+            },
+            crate::Scenario {
                 name: "stx-collisions",
                 about: "seed 004 R1-R8: STX vs arbitrated (R - 1 left) and STX vs STX (LFSR winners), N = 8, R = 2",
                 build: scenario::collisions,
@@ -361,6 +366,31 @@ pub mod scenario {
             config: c,
             cycles: sys.arbiter().cycles.clone(),
             seed: 0xf162,
+        }
+    }
+
+    /// The first illegal iteration count (`cfg_iter_i = MAX_ITER + 1`, N =
+    /// 4) under saturating requests and a speculative cell every slot: the
+    /// arbiter flags `cfg_err_o` and grants and acknowledges nothing.
+    pub fn iterations_limit() -> Stimulus<Arbiter> {
+        let p = Arbiter::variants()[0];
+        let traffic = |cycles: &mut Vec<Cycle<ArbiterInputs>>| {
+            for t in 0..40u16 {
+                let mut i = ArbiterInputs::idle(&p);
+                for a in 0..p.n {
+                    i.request(a, (a + t as usize) % p.n);
+                }
+                i.speculate(0, 1, t);
+                cycles.push(Cycle::Drive(i));
+            }
+        };
+        let mut cycles = Vec::new();
+        traffic(&mut cycles);
+        Stimulus {
+            params: p,
+            config: ArbiterConfig::new(2, MAX_ITER as u8 + 1, true, 2),
+            cycles,
+            seed: 0x17e9,
         }
     }
 
