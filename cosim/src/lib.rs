@@ -6,7 +6,9 @@
 //! - [`lockstep`]: model and RTL side by side, every output compared every
 //!   cycle; the first mismatch is reported with waveforms and a repro file.
 //! - [`wave`]: the model's waveform, in the RTL waveform's hierarchy.
-//! - [`stx`]: the STX switch system simulation around the arbiter RTL.
+//! - [`stx`]: the STX switch system simulation around the arbiter RTL, and
+//!   its curves as CSV and PNG.
+//! - [`plot`]: line charts rendered to PNG, with a built-in bitmap font.
 
 pub mod bench;
 pub mod config;
@@ -14,6 +16,7 @@ pub mod fuzz;
 pub mod golden;
 pub mod lockstep;
 pub mod mutate;
+pub mod plot;
 pub mod rtl;
 pub mod shimgen;
 pub mod stx;

@@ -189,7 +189,8 @@ enum Cmd {
     List,
     /// Simulate the OSMOSIS switch with and without speculative transmission
     /// (seed 004) over a range of loads, around the arbiter model (or RTL),
-    /// and write the measured figures beside the analytic model to CSV.
+    /// and write the measured figures beside the analytic model to CSV, and
+    /// plotted to a PNG beside it (same name, `.png`).
     Sweep {
         /// Ports.
         #[arg(long, default_value_t = 64)]
@@ -229,9 +230,19 @@ enum Cmd {
         /// Worker threads.
         #[arg(long, default_value_t = 1)]
         jobs: usize,
-        /// Output CSV file.
+        /// Output CSV file; the plot goes beside it, with extension `.png`.
         #[arg(long, default_value = "out/stx_sweep.csv")]
         out: PathBuf,
+        /// Simulate nothing: plot an existing sweep CSV to a PNG beside it.
+        #[arg(
+            long,
+            value_name = "CSV",
+            conflicts_with_all = [
+                "n", "rtt", "r", "loads", "iters", "warmup", "slots", "seed", "burst", "rtl",
+                "jobs", "out",
+            ]
+        )]
+        plot_only: Option<PathBuf>,
     },
     /// Lint every RTL block, for every verilated variant, with
     /// `verilator --lint-only -Wall`.
@@ -966,8 +977,39 @@ fn blocks_of(name: &str) -> Vec<&str> {
     }
 }
 
-fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &std::path::Path) -> Result<u8> {
+/// The plot of the sweep CSV `csv`: beside it, with extension `.png`.
+fn sweep_plot_path(csv: &Path) -> Result<PathBuf> {
+    let png = csv.with_extension("png");
+    if png == csv {
+        bail!(
+            "{}: the sweep CSV cannot have the extension .png, which its plot takes",
+            csv.display()
+        );
+    }
+    Ok(png)
+}
+
+/// Plots the sweep CSV `text` (read from `csv`) to `png`.
+fn write_sweep_plot(text: &str, csv: &Path, png: &Path) -> Result<()> {
+    let rows = cosim::stx::parse_sweep_csv(text, csv)?;
+    std::fs::write(png, cosim::stx::sweep_png(&rows))
+        .with_context(|| format!("writing {}", png.display()))?;
+    println!("wrote {}", png.display());
+    Ok(())
+}
+
+/// `sweep --plot-only`: plots an existing sweep CSV.
+fn cmd_sweep_plot(csv: &Path) -> Result<u8> {
+    let png = sweep_plot_path(csv)?;
+    let text =
+        std::fs::read_to_string(csv).with_context(|| format!("reading {}", csv.display()))?;
+    write_sweep_plot(&text, csv, &png)?;
+    Ok(0)
+}
+
+fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &Path) -> Result<u8> {
     use cosim::stx::{csv_rows, sweep, CSV_HEADER};
+    let png = sweep_plot_path(out)?;
     if !spec.rtt.is_multiple_of(2) || !(2..=126).contains(&spec.rtt) {
         return Err(anyhow!("--rtt {}: must be even, in 2..=126", spec.rtt));
     }
@@ -1020,13 +1062,14 @@ fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &std::path::Path) -> Result<u8> {
         text.push_str(&row);
         text.push('\n');
     }
-    std::fs::write(out, text).with_context(|| format!("writing {}", out.display()))?;
+    std::fs::write(out, &text).with_context(|| format!("writing {}", out.display()))?;
     println!(
         "wrote {} ({} points, {:.1} s)",
         out.display(),
         points.len(),
         t0.elapsed().as_secs_f64()
     );
+    write_sweep_plot(&text, out, &png)?;
     Ok(u8::from(points.iter().any(|p| !p.complete)))
 }
 
@@ -1230,6 +1273,10 @@ fn main() -> ExitCode {
             Ok(worst)
         })(),
         Cmd::Sweep {
+            plot_only: Some(csv),
+            ..
+        } => cmd_sweep_plot(&csv),
+        Cmd::Sweep {
             n,
             rtt,
             r,
@@ -1242,6 +1289,7 @@ fn main() -> ExitCode {
             rtl,
             jobs,
             out,
+            plot_only: None,
         } => cmd_sweep(
             cosim::stx::SweepSpec {
                 n,
