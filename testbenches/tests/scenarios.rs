@@ -45,23 +45,30 @@ fn credit_scenarios() {
 /// speculative requests and grants on the arbiter's ports.
 #[test]
 fn arbiter_scenarios() {
-    all::<Arbiter>(5);
+    all::<Arbiter>(6);
     for s in Arbiter::scenarios() {
         let stim = (s.build)();
         let mut m = Arbiter::new(&stim.params, &stim.config);
-        let (mut spec, mut acks, mut grants) = (0, 0, 0);
+        let (mut spec, mut acks, mut grants, mut err) = (0, 0, 0, 0);
         for c in &stim.cycles {
             if let model::stim::Cycle::Drive(i) = c {
                 spec += i.spec_valid_i.iter().filter(|&&v| v).count();
                 let o = m.step(i);
                 acks += o.ack_valid_o.iter().filter(|&&v| v).count();
                 grants += o.gnt_valid_o.iter().filter(|&&v| v).count();
+                err += usize::from(o.cfg_err_o);
             }
         }
-        assert!(
-            spec > 0 && acks > 0 && grants > 0,
-            "{}: {spec} {acks} {grants}",
-            s.name
-        );
+        if stim.config.is_illegal() {
+            // Flagged every cycle, and nothing granted or acknowledged.
+            assert_eq!((err, acks, grants), (stim.cycles.len(), 0, 0), "{}", s.name);
+            assert!(spec > 0, "{}", s.name);
+        } else {
+            assert!(
+                spec > 0 && acks > 0 && grants > 0 && err == 0,
+                "{}: {spec} {acks} {grants} {err}",
+                s.name
+            );
+        }
     }
 }
