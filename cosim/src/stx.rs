@@ -8,7 +8,7 @@
 //! [`ModelArbiter`]: model::stx_system::ModelArbiter
 
 use crate::lockstep::POWER_ON_RESET;
-use crate::plot::{Chart, Marker, Series, BLACK, GREY, PALETTE};
+use crate::plot::{Chart, Marker, Rgb, Series, BLACK, GREY, PALETTE};
 use crate::rtl::Rtl;
 use anyhow::{anyhow, bail, Result};
 use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterParams};
@@ -419,6 +419,19 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
         rows.iter().map(|row| (x(row), y(row))).collect::<Vec<_>>()
     };
     let load = |row: &SweepRow| row.load;
+    // A simulated curve against load (solid, with markers) and its analytic
+    // counterpart (dashed, same colour).
+    let pair = |label: &str,
+                rows: &[&SweepRow],
+                sim: fn(&SweepRow) -> f64,
+                an: fn(&SweepRow) -> f64,
+                c: Rgb,
+                m: Marker| {
+        [
+            Series::new(format!("{label} sim"), curve(rows, load, sim), c).with_marker(m),
+            Series::new(format!("{label} analytic"), curve(rows, load, an), c).dashed(),
+        ]
+    };
     let colour = |i: usize| PALETTE[i % (PALETTE.len() - 1)];
     // Cross is kept for the run without STX.
     let marker = |i: usize| [Marker::Circle, Marker::Square, Marker::Triangle][i % 3];
@@ -432,38 +445,23 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
     for (i, &r) in rs.iter().enumerate() {
         let rows = of(r);
         let (c, m) = (colour(i), marker(i));
-        delay.push(
-            Series::new(
-                format!("R={r} sim"),
-                curve(&rows, load, |row| row.delay_stx_sim),
-                c,
-            )
-            .with_marker(m),
-        );
-        delay.push(
-            Series::new(
-                format!("R={r} analytic"),
-                curve(&rows, load, |row| row.delay_stx_analytic),
-                c,
-            )
-            .dashed(),
-        );
-        success.push(
-            Series::new(
-                format!("R={r} sim"),
-                curve(&rows, load, |row| row.p_s_given_s_sim),
-                c,
-            )
-            .with_marker(m),
-        );
-        success.push(
-            Series::new(
-                format!("R={r} analytic"),
-                curve(&rows, load, |row| row.p_s_given_s_analytic),
-                c,
-            )
-            .dashed(),
-        );
+        let label = format!("R={r}");
+        delay.extend(pair(
+            &label,
+            &rows,
+            |row| row.delay_stx_sim,
+            |row| row.delay_stx_analytic,
+            c,
+            m,
+        ));
+        success.extend(pair(
+            &label,
+            &rows,
+            |row| row.p_s_given_s_sim,
+            |row| row.p_s_given_s_analytic,
+            c,
+            m,
+        ));
         throughput.push(
             Series::new(
                 format!("R={r} STX"),
@@ -473,22 +471,14 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
             .with_marker(m),
         );
     }
-    delay.push(
-        Series::new(
-            "no STX sim",
-            curve(&first, load, |row| row.delay_nostx_sim),
-            GREY,
-        )
-        .with_marker(Marker::Cross),
-    );
-    delay.push(
-        Series::new(
-            "no STX analytic",
-            curve(&first, load, |row| row.delay_nostx_analytic),
-            GREY,
-        )
-        .dashed(),
-    );
+    delay.extend(pair(
+        "no STX",
+        &first,
+        |row| row.delay_nostx_sim,
+        |row| row.delay_nostx_analytic,
+        GREY,
+        Marker::Cross,
+    ));
     throughput.push(
         Series::new(
             "no STX",
@@ -509,32 +499,24 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
     let mid = rs.get(rs.len() / 2).copied().unwrap_or(0);
     let mid_rows = of(mid);
     let (spurious, wasted) = (PALETTE[3], PALETTE[4]);
-    let grants = vec![
-        Series::new(
-            "spurious sim",
-            curve(&mid_rows, load, |row| row.spurious_sim),
-            spurious,
-        )
-        .with_marker(Marker::Circle),
-        Series::new(
-            "spurious analytic",
-            curve(&mid_rows, load, |row| row.spurious_analytic),
-            spurious,
-        )
-        .dashed(),
-        Series::new(
-            "wasted sim",
-            curve(&mid_rows, load, |row| row.wasted_sim),
-            wasted,
-        )
-        .with_marker(Marker::Square),
-        Series::new(
-            "wasted analytic",
-            curve(&mid_rows, load, |row| row.wasted_analytic),
-            wasted,
-        )
-        .dashed(),
-    ];
+    let grants: Vec<Series> = pair(
+        "spurious",
+        &mid_rows,
+        |row| row.spurious_sim,
+        |row| row.spurious_analytic,
+        spurious,
+        Marker::Circle,
+    )
+    .into_iter()
+    .chain(pair(
+        "wasted",
+        &mid_rows,
+        |row| row.wasted_sim,
+        |row| row.wasted_analytic,
+        wasted,
+        Marker::Square,
+    ))
+    .collect();
 
     let (n, rtt) = rows.first().map_or((0, 0), |row| (row.n, row.rtt));
     vec![

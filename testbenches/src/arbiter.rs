@@ -315,7 +315,7 @@ pub mod scenario {
     use model::stim::Stimulus;
     use model::stx_system::traffic::Script;
     use model::stx_system::{
-        arbiter_inputs, arbiter_outcome, arbiter_setup, Config, SlotArbiter, SlotOutcome, System,
+        arbiter_setup, Config, ModelArbiter, SlotArbiter, SlotOutcome, System,
     };
     use model::Block;
 
@@ -330,8 +330,7 @@ pub mod scenario {
 
     /// The golden arbiter, recording its inputs.
     struct Recorder {
-        arb: Arbiter,
-        inp: ArbiterInputs,
+        arb: ModelArbiter,
         cycles: Vec<Cycle<ArbiterInputs>>,
     }
 
@@ -342,10 +341,9 @@ pub mod scenario {
             srqs: &[Option<(usize, u16)>],
             out: &mut SlotOutcome,
         ) {
-            arbiter_inputs(&mut self.inp, reqs, srqs);
-            self.cycles.push(Cycle::Drive(self.inp.clone()));
-            let o = self.arb.step(&self.inp);
-            arbiter_outcome(&o, srqs, out);
+            self.arb.slot(reqs, srqs, out);
+            self.cycles
+                .push(Cycle::Drive(self.arb.last_inputs().clone()));
         }
     }
 
@@ -355,8 +353,7 @@ pub mod scenario {
         let cfg = Config::new(4, 1, 8, true);
         let (p, c) = arbiter_setup(&cfg);
         let rec = Recorder {
-            arb: Arbiter::new(&p, &c),
-            inp: ArbiterInputs::idle(&p),
+            arb: ModelArbiter::new(&p, &c),
             cycles: Vec::new(),
         };
         let mut sys = System::new(cfg, rec);
@@ -394,6 +391,23 @@ pub mod scenario {
         }
     }
 
+    /// Slot `t` of the collision pattern (N = 8): input 0 requests output 0;
+    /// inputs 1..3 speculate to output 0, 4..6 to output 1, 7 to output 2,
+    /// input `a` with sequence number `100 a + t`.
+    pub fn collision_inputs(p: &ArbiterParams, t: u16) -> ArbiterInputs {
+        let mut i = ArbiterInputs::idle(p);
+        i.request(0, 0);
+        for a in 1..8 {
+            let j = match a {
+                1..=3 => 0,
+                4..=6 => 1,
+                _ => 2,
+            };
+            i.speculate(a, j, 100 * a as u16 + t);
+        }
+        i
+    }
+
     /// Collisions on the block: N = 8, R = 2, crossbar delay 3. Input 0
     /// requests output 0 every slot (granted, arbitrated at output 0 from
     /// slot 3 on); inputs 1..3 speculate to output 0 (STX vs arbitrated:
@@ -406,19 +420,7 @@ pub mod scenario {
             .expect("an N = 8 variant");
         let c = ArbiterConfig::new(2, 1, true, 3);
         let cycles = (0..40u16)
-            .map(|t| {
-                let mut i = ArbiterInputs::idle(&p);
-                i.request(0, 0);
-                for a in 1..8 {
-                    let j = match a {
-                        1..=3 => 0,
-                        4..=6 => 1,
-                        _ => 2,
-                    };
-                    i.speculate(a, j, 100 * a as u16 + t);
-                }
-                Cycle::Drive(i)
-            })
+            .map(|t| Cycle::Drive(collision_inputs(&p, t)))
             .collect();
         Stimulus {
             params: p,

@@ -887,49 +887,42 @@ pub mod scenario {
         let lmax = (1u32 << p.lw) - 1;
         let idle = || CreditInputs::zero(&p);
         let mut cycles = vec![Cycle::Drive(idle())];
-        // Balance of VOQ (0, 0): credits of lmax bytes from egress 0 up to
-        // exactly B_MAX = 2^(BW-1) - 1, then one byte more.
-        let bmax = (1u64 << (p.bw - 1)) - 1;
-        let mut bal = 0u64;
-        let credit = |bytes: u64, cycles: &mut Vec<Cycle<CreditInputs>>| {
+        // Drives `total` bytes in pieces of at most lmax, an idle cycle, then
+        // one byte and lmax bytes beyond the bound.
+        let to_bound_and_beyond =
+            |total: u64, drive: &dyn Fn(u64) -> CreditInputs, cycles: &mut Vec<_>| {
+                let mut left = total;
+                while left > 0 {
+                    let b = left.min(lmax as u64);
+                    cycles.push(Cycle::Drive(drive(b)));
+                    left -= b;
+                }
+                cycles.push(Cycle::Drive(idle()));
+                for b in [1, lmax as u64] {
+                    cycles.push(Cycle::Drive(drive(b)));
+                }
+            };
+        // Balance of VOQ (0, 0): credits from egress 0 up to exactly
+        // B_MAX = 2^(BW-1) - 1, then beyond.
+        let credit = |bytes: u64| {
             let mut i = idle();
             i.cin_valid_i[0] = true;
             i.cin_ing_i[0] = 0;
             i.cin_bytes_i[0] = bytes as u16;
-            cycles.push(Cycle::Drive(i));
+            i
         };
-        while bal + lmax as u64 <= bmax {
-            credit(lmax as u64, &mut cycles);
-            bal += lmax as u64;
-        }
-        if bal < bmax {
-            credit(bmax - bal, &mut cycles);
-        }
-        cycles.push(Cycle::Drive(idle()));
-        credit(1, &mut cycles);
-        credit(lmax as u64, &mut cycles);
-        // Outstanding of egress 0: uncredited arrivals of lmax bytes down to
-        // exactly -2^CW, then one byte more. The occupancy (CW bits)
-        // overflows the buffer and saturates on the way.
-        let omin = 1u64 << p.cw;
-        let mut got = 0u64;
-        let arrive = |bytes: u64, cycles: &mut Vec<Cycle<CreditInputs>>| {
+        to_bound_and_beyond((1u64 << (p.bw - 1)) - 1, &credit, &mut cycles);
+        // Outstanding of egress 0: uncredited arrivals down to exactly
+        // -2^CW, then beyond. The occupancy (CW bits) overflows the buffer
+        // and saturates on the way.
+        let arrive = |bytes: u64| {
             let mut i = idle();
             i.earr_valid_i[0] = true;
             i.earr_egr_i[0] = 0;
             i.earr_bytes_i[0] = bytes as u16;
-            cycles.push(Cycle::Drive(i));
+            i
         };
-        while got + lmax as u64 <= omin {
-            arrive(lmax as u64, &mut cycles);
-            got += lmax as u64;
-        }
-        if got < omin {
-            arrive(omin - got, &mut cycles);
-        }
-        cycles.push(Cycle::Drive(idle()));
-        arrive(1, &mut cycles);
-        arrive(lmax as u64, &mut cycles);
+        to_bound_and_beyond(1u64 << p.cw, &arrive, &mut cycles);
         // Egress 1 departs more than it holds.
         let mut i = idle();
         i.edep_bytes_i[1] = 100;

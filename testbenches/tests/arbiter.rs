@@ -350,19 +350,7 @@ fn stx_resolution_r_minus_1_vs_r() {
             // out0 from slot d on); in1..3 speculate to out0, in4..6 to out1,
             // in7 to out2.
             let cycles: Vec<ArbiterInputs> = (0..40u16)
-                .map(|t| {
-                    let mut i = ArbiterInputs::idle(&p);
-                    i.request(0, 0);
-                    for a in 1..8 {
-                        let j = match a {
-                            1..=3 => 0,
-                            4..=6 => 1,
-                            _ => 2,
-                        };
-                        i.speculate(a, j, 100 * a as u16 + t);
-                    }
-                    i
-                })
+                .map(|t| testbenches::arbiter::scenario::collision_inputs(&p, t))
                 .collect();
             let s = stimulus(p, c.clone(), cycles);
             let mut m = Arbiter::new(&p, &c);

@@ -170,6 +170,10 @@ impl ModelArbiter {
     pub fn arbiter(&self) -> &Arbiter {
         &self.arb
     }
+    /// The port inputs of the last slot.
+    pub fn last_inputs(&self) -> &ArbiterInputs {
+        &self.inp
+    }
 }
 
 impl SlotArbiter for ModelArbiter {
