@@ -188,6 +188,11 @@ impl<B: Block> Rtl<B> {
         &self.inbuf
     }
 
+    /// The inputs of the last (or next) cycle, packed.
+    pub fn inputs(&self) -> &[u32] {
+        &self.inbuf[self.in_off..]
+    }
+
     /// The buffer the next cycle's inputs are packed into.
     pub fn inputs_mut(&mut self) -> &mut [u32] {
         &mut self.inbuf[self.in_off..]

@@ -40,7 +40,7 @@
 //! The arbiter knows nothing of cells: what an input sends on a grant, and
 //! whether it obeys R2, is the system's business.
 
-use crate::block::{check_range, Block, ConfigError, Params};
+use crate::block::{check_range, refill, Block, ConfigError, Params};
 use crate::port::{mask, PortGroup};
 use arbitrary_int::{u3, u4, u7};
 
@@ -416,10 +416,6 @@ pub struct Arbiter {
 }
 
 impl Arbiter {
-    /// The parameters.
-    pub fn params(&self) -> &ArbiterParams {
-        &self.p
-    }
     /// The configuration.
     pub fn config(&self) -> &ArbiterConfig {
         &self.c
@@ -529,6 +525,10 @@ impl Block for Arbiter {
         &self.s
     }
 
+    fn params(&self) -> &ArbiterParams {
+        &self.p
+    }
+
     fn bins() -> &'static [&'static str] {
         &BINS
     }
@@ -606,7 +606,7 @@ impl Block for Arbiter {
         let _ = i;
     }
 
-    fn step(&mut self, inp: &ArbiterInputs) -> ArbiterOutputs {
+    fn step_into(&mut self, inp: &ArbiterInputs, o: &mut ArbiterOutputs) {
         let p = self.p;
         let n = p.n;
         let c = &self.c;
@@ -614,21 +614,19 @@ impl Block for Arbiter {
         let mut nx = cur.clone();
         let mut info = SlotInfo::default();
 
-        let mut o = ArbiterOutputs {
-            gnt_valid_o: vec![false; n],
-            gnt_out_o: vec![0; n],
-            gnt_iter_o: vec![u3::new(0); n],
-            ack_valid_o: vec![false; n],
-            ack_seq_o: vec![0; n],
-            xb_arb_o: vec![false; n],
-            xb_mask_o: vec![0; n],
-            req_drop_o: vec![false; n],
-            voq_cnt_o: cur.cnt_q.clone(),
-            gptr_o: cur.gptr_q.clone(),
-            aptr_o: cur.aptr_q.clone(),
-            lfsr_o: cur.lfsr_q,
-            cfg_err_o: self.err,
-        };
+        refill(&mut o.gnt_valid_o, n, false);
+        refill(&mut o.gnt_out_o, n, 0);
+        refill(&mut o.gnt_iter_o, n, u3::new(0));
+        refill(&mut o.ack_valid_o, n, false);
+        refill(&mut o.ack_seq_o, n, 0);
+        refill(&mut o.xb_arb_o, n, false);
+        refill(&mut o.xb_mask_o, n, 0);
+        refill(&mut o.req_drop_o, n, false);
+        o.voq_cnt_o.clone_from(&cur.cnt_q);
+        o.gptr_o.clone_from(&cur.gptr_q);
+        o.aptr_o.clone_from(&cur.aptr_q);
+        o.lfsr_o = cur.lfsr_q;
+        o.cfg_err_o = self.err;
 
         // 1. Request matrix: the counters plus this slot's requests.
         let mut req = cur.nz_q.clone();
@@ -820,7 +818,6 @@ impl Block for Arbiter {
 
         self.s = nx;
         self.last = info;
-        o
     }
 }
 

@@ -8,8 +8,10 @@
 //!    inputs of the same cycle, like combinational outputs of the RTL);
 //! 3. at the rising clock edge the state becomes `S_{t+1} = g(S_t, I_t)`.
 //!
-//! [`Block::step`] performs 2 and 3 and returns `O_t`. [`Block::new`] builds
-//! the reset state; a reset in the middle of a run is a fresh `new`.
+//! [`Block::step`] performs 2 and 3 and returns `O_t`; [`Block::step_into`]
+//! does the same into an output struct the caller keeps from cycle to cycle
+//! (no allocation per cycle: what the lockstep runner uses). [`Block::new`]
+//! builds the reset state; a reset in the middle of a run is a fresh `new`.
 
 use crate::port::PortGroup;
 use std::fmt;
@@ -82,8 +84,18 @@ pub trait Block: Sized {
     fn check(p: &Self::Params, cfg: &Self::Config) -> Result<(), ConfigError>;
     /// The model in its reset state.
     fn new(p: &Self::Params, cfg: &Self::Config) -> Self;
+    /// The structural parameters the model was built with.
+    fn params(&self) -> &Self::Params;
+    /// One clock cycle: writes the outputs of this cycle into `o` (every
+    /// field; the allocations of its vectors are reused) and advances the
+    /// state. `o` may hold anything beforehand.
+    fn step_into(&mut self, i: &Self::Inputs, o: &mut Self::Outputs);
     /// One clock cycle: returns the outputs of this cycle and advances the state.
-    fn step(&mut self, i: &Self::Inputs) -> Self::Outputs;
+    fn step(&mut self, i: &Self::Inputs) -> Self::Outputs {
+        let mut o = Self::Outputs::zero(self.params());
+        self.step_into(i, &mut o);
+        o
+    }
     /// The current register values.
     fn state(&self) -> &Self::State;
 
@@ -97,6 +109,14 @@ pub trait Block: Sized {
     fn sample(&self, i: &Self::Inputs, o: &Self::Outputs, hits: &mut [u64]) {
         let _ = (i, o, hits);
     }
+}
+
+/// Sets `v` to `n` copies of `x`, keeping its allocation (for the
+/// combinational output vectors in [`Block::step_into`]).
+#[inline]
+pub fn refill<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.resize(n, x);
 }
 
 /// Checks that a configuration value lies in `lo..=hi`.

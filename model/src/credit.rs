@@ -16,7 +16,7 @@
 //! of the cycle. Order inside a cycle: ingress — credit arrivals, dequeue;
 //! egress — departure, arrivals, announcements, accumulator, grant.
 
-use crate::block::{check_range, Block, ConfigError, Params};
+use crate::block::{check_range, refill, Block, ConfigError, Params};
 use crate::port::{mask, PortGroup};
 use arbitrary_int::u6;
 
@@ -556,6 +556,10 @@ impl Block for Credit {
         &self.s
     }
 
+    fn params(&self) -> &CreditParams {
+        &self.p
+    }
+
     fn bins() -> &'static [&'static str] {
         &BINS
     }
@@ -593,7 +597,7 @@ impl Block for Credit {
         }
     }
 
-    fn step(&mut self, inp: &CreditInputs) -> CreditOutputs {
+    fn step_into(&mut self, inp: &CreditInputs, o: &mut CreditOutputs) {
         let p = self.p;
         let c = &self.c;
         let cur = &self.s;
@@ -602,25 +606,23 @@ impl Block for Credit {
         let mut ev = Vec::new();
         let (ne, ni, ns) = (p.e, p.i, p.s);
 
-        let mut o = CreditOutputs {
-            crd_valid_o: vec![false; ne],
-            crd_ing_o: vec![0; ne],
-            crd_bytes_o: vec![0; ne],
-            deq_valid_o: vec![false; ni],
-            deq_egr_o: vec![0; ni],
-            deq_bytes_o: vec![0; ni],
-            bal_o: cur.bal_q.clone(),
-            occ_o: cur.occ_q.clone(),
-            out_o: cur.out_q.clone(),
-            acc_o: cur.acc_q.clone(),
-            bl_o: cur.bl_q.clone(),
-            pptr_o: cur.pptr_q.clone(),
-            sptr_o: cur.sptr_q.clone(),
-            mptr_o: cur.mptr_q.clone(),
-            dptr_o: cur.dptr_q.clone(),
-            err_o: u6::new(0),
-            cfg_err_o: self.cfg_err,
-        };
+        refill(&mut o.crd_valid_o, ne, false);
+        refill(&mut o.crd_ing_o, ne, 0);
+        refill(&mut o.crd_bytes_o, ne, 0);
+        refill(&mut o.deq_valid_o, ni, false);
+        refill(&mut o.deq_egr_o, ni, 0);
+        refill(&mut o.deq_bytes_o, ni, 0);
+        o.bal_o.clone_from(&cur.bal_q);
+        o.occ_o.clone_from(&cur.occ_q);
+        o.out_o.clone_from(&cur.out_q);
+        o.acc_o.clone_from(&cur.acc_q);
+        o.bl_o.clone_from(&cur.bl_q);
+        o.pptr_o.clone_from(&cur.pptr_q);
+        o.sptr_o.clone_from(&cur.sptr_q);
+        o.mptr_o.clone_from(&cur.mptr_q);
+        o.dptr_o.clone_from(&cur.dptr_q);
+        o.err_o = u6::new(0);
+        o.cfg_err_o = self.cfg_err;
 
         // ---------------------------------------------------------------
         // Ingress half
@@ -833,7 +835,6 @@ impl Block for Credit {
         o.err_o = u6::new(err);
         self.s = nx;
         self.ev = Events { hits: ev };
-        o
     }
 }
 

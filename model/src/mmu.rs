@@ -9,7 +9,7 @@
 //! the start of the cycle. Order inside a cycle: departure, thresholds,
 //! arrival, PAUSE, RESUME (all queues).
 
-use crate::block::{Block, ConfigError, Params};
+use crate::block::{refill, Block, ConfigError, Params};
 use crate::port::{mask, PortGroup};
 use arbitrary_int::{i4, u3, u6};
 
@@ -454,6 +454,10 @@ impl Block for Mmu {
         &self.s
     }
 
+    fn params(&self) -> &MmuParams {
+        &self.p
+    }
+
     fn bins() -> &'static [&'static str] {
         &BINS
     }
@@ -479,8 +483,10 @@ impl Block for Mmu {
         let dq = i
             .dep_valid_i
             .then(|| i.dep_port_i as usize * PRIOS + i.dep_prio_i.value() as usize);
-        let pauses = o.pause_o.iter().filter(|&&x| x).count();
-        let resumes = o.resume_o.iter().filter(|&&x| x).count();
+        // Whole-vector scans are branch-free folds: a data-dependent branch
+        // per queue costs more than the scan (this runs every cycle).
+        let pauses = o.pause_o.iter().fold(0, |a, &x| a + usize::from(x));
+        let resumes = o.resume_o.iter().fold(0, |a, &x| a + usize::from(x));
         if pauses > 0 {
             hit(Bin::Pause);
             if v == Verdict::Drop {
@@ -493,17 +499,20 @@ impl Block for Mmu {
         if resumes > 1 {
             hit(Bin::MultiResume);
         }
-        for q in (0..o.resume_o.len()).filter(|&q| resumes > 0 && o.resume_o[q]) {
-            if Some(q) != aq {
-                hit(Bin::ResumeWithoutArrival);
-            }
-            if c.cfg_xon_cells_i > 0 && s.shr_q[q] == c.cfg_xon_cells_i - 1 {
-                hit(Bin::ResumeAtXonMinus1);
+        if resumes > 0 {
+            for q in (0..o.resume_o.len()).filter(|&q| o.resume_o[q]) {
+                if Some(q) != aq {
+                    hit(Bin::ResumeWithoutArrival);
+                }
+                if c.cfg_xon_cells_i > 0 && s.shr_q[q] == c.cfg_xon_cells_i - 1 {
+                    hit(Bin::ResumeAtXonMinus1);
+                }
             }
         }
-        if (0..s.xoff_q.len())
-            .any(|q| s.xoff_q[q] && s.hdr_q[q] == 0 && s.shr_q[q] == c.cfg_xon_cells_i)
-        {
+        let xon = c.cfg_xon_cells_i;
+        let off_at_xon = (s.xoff_q.iter().zip(&s.hdr_q).zip(&s.shr_q))
+            .fold(false, |a, ((&off, &h), &sh)| a | (off & (h == 0) & (sh == xon)));
+        if off_at_xon {
             hit(Bin::OffAtXon);
         }
         if let Some(q) = aq {
@@ -543,7 +552,7 @@ impl Block for Mmu {
         }
     }
 
-    fn step(&mut self, i: &MmuInputs) -> MmuOutputs {
+    fn step_into(&mut self, i: &MmuInputs, o: &mut MmuOutputs) {
         let p = self.p;
         let d = self.d;
         let c = &self.c;
@@ -553,26 +562,24 @@ impl Block for Mmu {
 
         // Registered outputs: the state at the start of the cycle (the state
         // is then updated in place).
-        let mut o = MmuOutputs {
-            verdict_o: Verdict::None.code(),
-            pause_o: vec![false; p.queues()],
-            resume_o: vec![false; p.queues()],
-            xoff_o: nx.xoff_q.clone(),
-            thr_o: 0,
-            thr_lossy_o: 0,
-            shr_size_o: d.shared as u32,
-            priv_used_o: nx.priv_used_q,
-            shr_used_o: nx.shr_used_q,
-            hdr_used_o: nx.hdr_used_q,
-            lossy_used_o: nx.lossy_used_q,
-            q_priv_o: nx.priv_q.clone(),
-            q_shr_o: nx.shr_q.clone(),
-            q_hdr_o: nx.hdr_q.clone(),
-            drop_ll_o: nx.drop_ll_q,
-            drop_ly_o: nx.drop_ly_q,
-            err_o: 0,
-            cfg_err_o: d.cfg_err,
-        };
+        o.verdict_o = Verdict::None.code();
+        refill(&mut o.pause_o, p.queues(), false);
+        refill(&mut o.resume_o, p.queues(), false);
+        o.xoff_o.clone_from(&nx.xoff_q);
+        o.thr_o = 0;
+        o.thr_lossy_o = 0;
+        o.shr_size_o = d.shared as u32;
+        o.priv_used_o = nx.priv_used_q;
+        o.shr_used_o = nx.shr_used_q;
+        o.hdr_used_o = nx.hdr_used_q;
+        o.lossy_used_o = nx.lossy_used_q;
+        o.q_priv_o.clone_from(&nx.priv_q);
+        o.q_shr_o.clone_from(&nx.shr_q);
+        o.q_hdr_o.clone_from(&nx.hdr_q);
+        o.drop_ll_o = nx.drop_ll_q;
+        o.drop_ly_o = nx.drop_ly_q;
+        o.err_o = 0;
+        o.cfg_err_o = d.cfg_err;
         let xoff_start = &o.xoff_o;
 
         // 1. Departure: headroom first, then shared, then private.
@@ -667,15 +674,14 @@ impl Block for Mmu {
 
         // 5. RESUME: every queue OFF at the start of the cycle, headroom
         //    empty and shared occupancy below Xon after this cycle.
+        //    (Branch-free over the queues: this runs every cycle.)
         for (q, &off) in xoff_start.iter().enumerate() {
-            if off && nx.hdr_q[q] == 0 && nx.shr_q[q] < c.cfg_xon_cells_i {
-                o.resume_o[q] = true;
-                nx.xoff_q[q] = false;
-            }
+            let r = off & (nx.hdr_q[q] == 0) & (nx.shr_q[q] < c.cfg_xon_cells_i);
+            o.resume_o[q] = r;
+            nx.xoff_q[q] &= !r;
         }
 
         o.err_o = err;
-        o
     }
 }
 

@@ -708,6 +708,10 @@ impl Block for Pfc {
         &self.s
     }
 
+    fn params(&self) -> &PfcParams {
+        &self.p
+    }
+
     fn bins() -> &'static [&'static str] {
         &BINS
     }
@@ -819,7 +823,7 @@ impl Block for Pfc {
         }
     }
 
-    fn step(&mut self, i: &PfcInputs) -> PfcOutputs {
+    fn step_into(&mut self, i: &PfcInputs, o: &mut PfcOutputs) {
         let c = &self.c;
         let qe = self.d.qe;
         let cur = &self.s;
@@ -831,7 +835,7 @@ impl Block for Pfc {
         let beat = cur.tx_beat_q.value() as usize;
         let last_beat = cur.tx_busy_q && beat == FRAME_BEATS - 1;
         let tx_data = self.tx_beat();
-        let mut o = PfcOutputs {
+        *o = PfcOutputs {
             tx_valid_o: cur.tx_busy_q,
             tx_last_o: last_beat,
             tx_empty_o: u3::new(0),
@@ -1043,7 +1047,6 @@ impl Block for Pfc {
         }
         self.ev = ev;
         self.s = nx;
-        o
     }
 }
 

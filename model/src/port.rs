@@ -190,6 +190,10 @@ pub trait PortGroup: Clone + fmt::Debug + PartialEq {
     fn pack(&self, p: &Self::Params, out: &mut [u32]) -> Result<(), PackError>;
     /// Unpacks from a buffer produced by [`PortGroup::pack`] or by the RTL.
     fn unpack(p: &Self::Params, words: &[u32]) -> Self;
+    /// Whether [`PortGroup::pack`] would succeed and produce exactly
+    /// `words` (`layout(p).words` long): how the lockstep runner compares
+    /// the model's outputs with the RTL's every cycle, without packing.
+    fn eq_words(&self, p: &Self::Params, words: &[u32]) -> bool;
     /// Packs into a fresh buffer.
     fn to_words(&self, p: &Self::Params) -> Result<Vec<u32>, PackError> {
         let mut w = vec![0; Self::layout(p).words];
@@ -254,6 +258,18 @@ pub trait PortScalar: Copy + fmt::Debug + PartialEq + Default {
     fn fits(self, width: u32) -> bool {
         self.to_bits() & !mask(width) == 0
     }
+    /// One packed word of `PER` elements of `W = 32 / PER` bits, element 0
+    /// in the low bits (bits beyond `W` are dropped; the caller checks the
+    /// range).
+    #[inline]
+    fn word<const W: u32, const PER: usize>(chunk: &[Self; PER]) -> u32 {
+        let m = mask(W) as u32;
+        let mut x = 0u32;
+        for (j, e) in chunk.iter().enumerate() {
+            x |= (e.to_bits() as u32 & m) << (j as u32 * W);
+        }
+        x
+    }
 }
 
 impl PortScalar for bool {
@@ -262,6 +278,26 @@ impl PortScalar for bool {
     }
     fn from_bits(bits: u64, _: u32) -> Self {
         bits & 1 != 0
+    }
+    /// 32 flags into one word, eight at a time: a `bool` is one byte, 0 or
+    /// 1, so the product with `0x0102_0408_1020_4080` gathers byte `j` of
+    /// eight into bit `56 + j` (the partial products land on distinct bits:
+    /// no carries).
+    #[inline]
+    fn word<const W: u32, const PER: usize>(chunk: &[Self; PER]) -> u32 {
+        if W != 1 {
+            let mut x = 0u32;
+            for (j, &e) in chunk.iter().enumerate() {
+                x |= u32::from(e) << (j as u32 * W);
+            }
+            return x;
+        }
+        let mut x = 0u32;
+        for (k, eight) in chunk.chunks_exact(8).enumerate() {
+            let b = eight.iter().rev().fold(0u64, |a, &e| a << 8 | u64::from(e));
+            x |= ((b.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32) << (8 * k);
+        }
+        x
     }
 }
 
@@ -306,16 +342,50 @@ macro_rules! scalar_int {
 }
 scalar_int!(i8, i16, i32, i64);
 
+/// "value (or element `i`) `v` does not fit in `width` bits" (out of line:
+/// see [`PortValue::emit`]).
+#[cold]
+#[inline(never)]
+fn too_wide(i: Option<usize>, v: &dyn fmt::Debug, width: u32) -> String {
+    match i {
+        Some(i) => format!("element {i} = {v:?} does not fit in {width} bits"),
+        None => format!("value {v:?} does not fit in {width} bits"),
+    }
+}
+
+/// "vector has `len` elements, the port holds `count`" (out of line).
+#[cold]
+#[inline(never)]
+fn wrong_length(len: usize, count: u32) -> String {
+    format!("vector has {len} elements, the port holds {count}")
+}
+
 /// A value of one port: a scalar or a `Vec` of scalars.
 pub trait PortValue: Clone + fmt::Debug + PartialEq {
     /// Whether the elements are signed.
     const SIGNED: bool;
     /// The value with every element zero, at the declared length.
     fn zero(s: Shape) -> Self;
-    /// Packs into `out` (exactly `s.words()` long, zeroed beforehand).
-    fn pack(&self, s: Shape, out: &mut [u32]) -> Result<(), String>;
+    /// Streams the packed words of the value, in order, to `f(index,
+    /// word)`: exactly `s.words()` calls. Fails if a value does not fit the
+    /// shape (after some words may have been emitted). The one routine
+    /// behind [`PortValue::pack`] and [`PortValue::eq_words`].
+    fn emit(&self, s: Shape, f: impl FnMut(usize, u32)) -> Result<(), String>;
     /// Unpacks from `words`.
     fn unpack(s: Shape, words: &[u32]) -> Self;
+    /// Packs into `out` (exactly `s.words()` long).
+    #[inline(always)]
+    fn pack(&self, s: Shape, out: &mut [u32]) -> Result<(), String> {
+        self.emit(s, |k, w| out[k] = w)
+    }
+    /// Whether [`PortValue::pack`] would succeed and produce exactly
+    /// `words`: the comparison of every co-simulated cycle, without a
+    /// buffer.
+    #[inline(always)]
+    fn eq_words(&self, s: Shape, words: &[u32]) -> bool {
+        let mut diff = 0u32;
+        self.emit(s, |k, w| diff |= w ^ words[k]).is_ok() && diff == 0
+    }
 }
 
 impl<T: PortScalar> PortValue for T {
@@ -323,15 +393,16 @@ impl<T: PortScalar> PortValue for T {
     fn zero(_: Shape) -> Self {
         T::default()
     }
-    #[inline]
-    fn pack(&self, s: Shape, out: &mut [u32]) -> Result<(), String> {
+    #[inline(always)]
+    fn emit(&self, s: Shape, mut f: impl FnMut(usize, u32)) -> Result<(), String> {
         let b = self.to_bits();
-        if b & !mask(s.width) != 0 || (T::SIGNED && !self.fits(s.width)) {
-            return Err(format!("value {:?} does not fit in {} bits", self, s.width));
+        let width = s.width;
+        if b & !mask(width) != 0 || (T::SIGNED && !self.fits(width)) {
+            return Err(too_wide(None, self, width));
         }
-        out[0] = b as u32;
+        f(0, b as u32);
         if s.width > 32 {
-            out[1] = (b >> 32) as u32;
+            f(1, (b >> 32) as u32);
         }
         Ok(())
     }
@@ -345,36 +416,63 @@ impl<T: PortScalar> PortValue for T {
     }
 }
 
-/// Packs elements of `W` bits (`W` divides 32) into `out`, `32 / W` per
-/// word, element 0 in the low bits; returns the OR of the bits of any
-/// element beyond `W` (non-zero: out of range).
-#[inline]
-fn pack_whole<T: PortScalar, const W: u32>(v: &[T], out: &mut [u32]) -> u64 {
-    let per = (32 / W) as usize;
-    let m = mask(W);
-    // All bits of all elements ORed together: any above W is out of range.
-    let mut all = 0u64;
-    let mut chunks = v.chunks_exact(per);
-    for (o, chunk) in out.iter_mut().zip(&mut chunks) {
-        let mut x = 0u32;
-        for (j, e) in chunk.iter().enumerate() {
-            let b = e.to_bits();
-            all |= b;
-            x |= (b as u32 & m as u32) << (j as u32 * W);
-        }
-        *o = x;
+/// Streams elements of `W` bits (`W` divides 32, `PER = 32 / W`), `PER`
+/// per word, element 0 in the low bits, to `f(index, word)`; returns the OR
+/// of the bits of any element beyond `W` (non-zero: out of range). Both are
+/// compile-time constants and whole words are fixed-size arrays, and the
+/// range check is a separate OR over the elements, so that both loops
+/// unroll and vectorise: this is the hot path of every co-simulated cycle.
+#[inline(always)]
+fn emit_whole<T: PortScalar, const W: u32, const PER: usize>(
+    v: &[T],
+    mut f: impl FnMut(usize, u32),
+) -> u64 {
+    debug_assert_eq!(PER as u32 * W, 32);
+    let m = mask(W) as u32;
+    let mut chunks = v.chunks_exact(PER);
+    let mut k = 0;
+    for chunk in &mut chunks {
+        let chunk: &[T; PER] = chunk.try_into().expect("chunks_exact");
+        f(k, T::word::<W, PER>(chunk));
+        k += 1;
     }
     let rem = chunks.remainder();
     if !rem.is_empty() {
         let mut x = 0u32;
         for (j, e) in rem.iter().enumerate() {
-            let b = e.to_bits();
-            all |= b;
-            x |= (b as u32 & m as u32) << (j as u32 * W);
+            x |= (e.to_bits() as u32 & m) << (j as u32 * W);
         }
-        out[v.len() / per] = x;
+        f(k, x);
     }
-    all & !m
+    // All bits of all elements ORed together: any above W is out of range.
+    v.iter().fold(0u64, |a, e| a | e.to_bits()) & !mask(W)
+}
+
+/// Streams elements of any width up to 64 through an accumulator, one word
+/// out at a time; returns the OR of the out-of-range bits.
+#[inline(always)]
+fn emit_stream<T: PortScalar>(v: &[T], width: u32, mut f: impl FnMut(usize, u32)) -> u64 {
+    let m = mask(width);
+    let mut over = 0u64;
+    let mut acc: u128 = 0;
+    let mut nacc = 0u32;
+    let mut k = 0usize;
+    for e in v {
+        let b = e.to_bits();
+        over |= b & !m;
+        acc |= ((b & m) as u128) << nacc;
+        nacc += width;
+        while nacc >= 32 {
+            f(k, acc as u32);
+            acc >>= 32;
+            nacc -= 32;
+            k += 1;
+        }
+    }
+    if nacc > 0 {
+        f(k, acc as u32);
+    }
+    over
 }
 
 impl<T: PortScalar> PortValue for Vec<T> {
@@ -382,82 +480,32 @@ impl<T: PortScalar> PortValue for Vec<T> {
     fn zero(s: Shape) -> Self {
         vec![T::default(); s.count as usize]
     }
-    #[inline]
-    fn pack(&self, s: Shape, out: &mut [u32]) -> Result<(), String> {
-        if self.len() != s.count as usize {
-            return Err(format!(
-                "vector has {} elements, the port holds {}",
-                self.len(),
-                s.count
-            ));
+    #[inline(always)]
+    fn emit(&self, s: Shape, f: impl FnMut(usize, u32)) -> Result<(), String> {
+        // The shape is taken apart into locals, and the error messages are
+        // built out of line, so that it stays in registers.
+        let (width, count) = (s.width, s.count);
+        if self.len() != count as usize {
+            return Err(wrong_length(self.len(), count));
         }
-        // Streams the elements through an accumulator, one word out at a
-        // time (the hot path of every co-simulated cycle); the range check
-        // is one OR over all elements, reported after the loop.
-        let m = mask(s.width);
-        let out = &mut out[..s.words()];
-        let mut over = 0u64;
-        if 32 % s.width == 0 {
-            // Whole elements per word: each word is independent. The width is
-            // made a compile-time constant so that the inner loop unrolls
-            // (this is the hot path of every co-simulated cycle).
-            over = match s.width {
-                1 => pack_whole::<T, 1>(self, out),
-                2 => pack_whole::<T, 2>(self, out),
-                4 => pack_whole::<T, 4>(self, out),
-                8 => pack_whole::<T, 8>(self, out),
-                16 => pack_whole::<T, 16>(self, out),
-                _ => pack_whole::<T, 32>(self, out),
-            };
-        } else if s.width <= 32 {
-            let mut acc: u64 = 0;
-            let mut nacc = 0u32;
-            let mut k = 0usize;
-            for v in self.iter() {
-                let b = v.to_bits();
-                over |= b & !m;
-                acc |= (b & m) << nacc;
-                nacc += s.width;
-                if nacc >= 32 {
-                    out[k] = acc as u32;
-                    acc >>= 32;
-                    nacc -= 32;
-                    k += 1;
-                }
-            }
-            if nacc > 0 {
-                out[k] = acc as u32;
-            }
-        } else {
-            let mut acc: u128 = 0;
-            let mut nacc = 0u32;
-            let mut k = 0usize;
-            for v in self.iter() {
-                let b = v.to_bits();
-                over |= b & !m;
-                acc |= ((b & m) as u128) << nacc;
-                nacc += s.width;
-                while nacc >= 32 {
-                    out[k] = acc as u32;
-                    acc >>= 32;
-                    nacc -= 32;
-                    k += 1;
-                }
-            }
-            if nacc > 0 {
-                out[k] = acc as u32;
-            }
-        }
-        if over != 0 || (T::SIGNED && self.iter().any(|v| !v.fits(s.width))) {
+        // The range check is one OR over all elements, reported after the
+        // loop (this is the hot path of every co-simulated cycle).
+        let over = match width {
+            1 => emit_whole::<T, 1, 32>(self, f),
+            2 => emit_whole::<T, 2, 16>(self, f),
+            4 => emit_whole::<T, 4, 8>(self, f),
+            8 => emit_whole::<T, 8, 4>(self, f),
+            16 => emit_whole::<T, 16, 2>(self, f),
+            32 => emit_whole::<T, 32, 1>(self, f),
+            w => emit_stream(self, w, f),
+        };
+        if over != 0 || (T::SIGNED && self.iter().any(|v| !v.fits(width))) {
             let (i, v) = self
                 .iter()
                 .enumerate()
-                .find(|(_, v)| !v.fits(s.width))
+                .find(|(_, v)| !v.fits(width))
                 .expect("an element is out of range");
-            return Err(format!(
-                "element {i} = {v:?} does not fit in {} bits",
-                s.width
-            ));
+            return Err(too_wide(Some(i), v, width));
         }
         Ok(())
     }
@@ -557,7 +605,6 @@ macro_rules! port_group {
                 -> Result<(), $crate::port::PackError>
             {
                 let _ = $p;
-                out.fill(0);
                 let mut off = 0usize;
                 $(
                     let s = $crate::port::Shape::from($shape);
@@ -570,6 +617,21 @@ macro_rules! port_group {
                 )*
                 let _ = off;
                 Ok(())
+            }
+
+            #[inline(always)]
+            fn eq_words(&self, $p: &$params, words: &[u32]) -> bool {
+                let _ = $p;
+                let mut off = 0usize;
+                let mut eq = true;
+                $(
+                    let s = $crate::port::Shape::from($shape);
+                    eq &= $crate::port::PortValue::eq_words(
+                        &self.$field, s, &words[off..off + s.words()],
+                    );
+                    off += s.words();
+                )*
+                eq && off == words.len()
             }
 
             #[inline]
@@ -744,6 +806,81 @@ mod tests {
                 assert!(bad.pack(sh, &mut w).is_err());
             }
         }
+    }
+
+    /// `eq_words` is "pack would succeed and give exactly these words": true
+    /// on the packed words, false with any single bit flipped, false for a
+    /// value that does not fit (even if its low bits match) or a vector of
+    /// the wrong length.
+    #[test]
+    fn eq_words_agrees_with_pack() {
+        for width in [1u32, 2, 3, 4, 7, 8, 10, 16, 20, 31, 32, 33, 63, 64] {
+            for n in [1usize, 5, 13, 33] {
+                let v: Vec<u64> = (0..n as u64)
+                    .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 5) & mask(width))
+                    .collect();
+                let sh = Shape::vec(width, n);
+                let mut w = vec![0u32; sh.words()];
+                v.pack(sh, &mut w).unwrap();
+                assert!(v.eq_words(sh, &w), "width {width} n {n}");
+                for bit in 0..sh.bits() {
+                    let mut x = w.clone();
+                    x[(bit / 32) as usize] ^= 1 << (bit % 32);
+                    assert!(!v.eq_words(sh, &x), "width {width} n {n} bit {bit}");
+                }
+                if width < 64 {
+                    let mut bad = v.clone();
+                    bad[n - 1] |= mask(width) + 1;
+                    assert!(!bad.eq_words(sh, &w), "out of range, width {width}");
+                }
+                assert!(!v[..n - 1].to_vec().eq_words(sh, &w), "short vector");
+                // The same through the scalar path.
+                let s = Shape::scalar(width);
+                let mut ws = vec![0u32; s.words()];
+                v[0].pack(s, &mut ws).unwrap();
+                assert!(v[0].eq_words(s, &ws));
+                ws[0] ^= 1;
+                assert!(!v[0].eq_words(s, &ws));
+            }
+        }
+        use arbitrary_int::i4;
+        let k = i4::new(-2);
+        assert!(k.eq_words(Shape::scalar(4), &[14]));
+        assert!(!k.eq_words(Shape::scalar(4), &[2]));
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq, Default)]
+    struct N(usize);
+
+    crate::port_group! {
+        /// A group for the tests.
+        struct G<N> |p| {
+            /// A flag.
+            a_i: bool = 1,
+            /// A wide scalar.
+            b_i: u64 = 40,
+            /// A vector.
+            c_i: Vec<u16> = (10, p.0),
+        }
+    }
+
+    #[test]
+    fn group_eq_words_agrees_with_pack() {
+        let p = N(7);
+        let mut g = G::zero(&p);
+        g.a_i = true;
+        g.b_i = 0xab_cdef_0123;
+        g.c_i[6] = 1023;
+        let w = g.to_words(&p).unwrap();
+        assert!(g.eq_words(&p, &w));
+        for bit in 0..(w.len() * 32) {
+            let mut x = w.clone();
+            x[bit / 32] ^= 1 << (bit % 32);
+            assert!(!g.eq_words(&p, &x), "bit {bit}");
+        }
+        g.c_i[0] = 1024;
+        assert!(g.pack(&p, &mut w.clone()).is_err());
+        assert!(!g.eq_words(&p, &w));
     }
 
     #[test]

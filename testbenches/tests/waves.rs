@@ -181,13 +181,15 @@ impl Block for FlippedMmu {
     fn new(p: &Self::Params, c: &Self::Config) -> Self {
         FlippedMmu(Mmu::new(p, c), 0)
     }
-    fn step(&mut self, i: &Self::Inputs) -> Self::Outputs {
-        let mut o = self.0.step(i);
+    fn params(&self) -> &Self::Params {
+        self.0.params()
+    }
+    fn step_into(&mut self, i: &Self::Inputs, o: &mut Self::Outputs) {
+        self.0.step_into(i, o);
         self.1 += 1;
         if self.1 == 101 {
             o.thr_o ^= 4;
         }
-        o
     }
     fn state(&self) -> &Self::State {
         self.0.state()
