@@ -1,16 +1,63 @@
-//! Runs one block variant's lockstep co-simulation repeatedly on one
-//! pre-generated stimulus, for a profiler (`perf record`, `valgrind
-//! --tool=callgrind --toggle-collect='*lockstep*pass*'`): generation is done
-//! once, up front, so the profile is the runner's.
+//! Where a lockstep cycle's time goes, for one block variant, on one
+//! pre-generated stimulus (generation is done once, up front, so that a
+//! profiler sees the runner):
+//!
+//! 1. the model side, piece by piece: `step_into` alone, then with the
+//!    input packing, the coverage sampling and the output comparison
+//!    (`eq_words`) added one at a time, then all of them (ns per cycle,
+//!    best of 3);
+//! 2. `runs` full lockstep runs (cycles per second).
 //!
 //! ```text
 //! cargo run --release -p cosim --example profile_lockstep -- mmu p2cw8 200000 5
+//! perf record -e cpu-clock target/release/examples/profile_lockstep ...
+//! valgrind --tool=callgrind --toggle-collect='*lockstep*pass*' target/release/examples/profile_lockstep ...
 //! ```
 
 use anyhow::{anyhow, bail, Result};
 use cosim::lockstep::{self, Options, Outcome, Waves};
-use model::Params;
+use model::stim::{Cycle, Stimulus};
+use model::{Params, PortGroup};
+use std::hint::black_box;
+use std::time::Instant;
 use testbenches::Bench;
+
+/// The model side of a lockstep cycle with the parts in `with` (input
+/// packing, coverage, comparison) switched on; ns per cycle, best of 3.
+fn model_side<B: Bench>(stim: &Stimulus<B>, with: [bool; 3]) -> Result<f64> {
+    let (p, cfg) = (&stim.params, &stim.config);
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let mut m = B::new(p, cfg);
+        let mut o = B::Outputs::zero(p);
+        let mut iw = vec![0u32; B::Inputs::layout(p).words];
+        let ow = vec![0u32; B::Outputs::layout(p).words];
+        let mut hits = vec![0u64; B::bins().len()];
+        let mut equal = 0u64;
+        let t0 = Instant::now();
+        for c in &stim.cycles {
+            match c {
+                Cycle::Drive(i) => {
+                    if with[0] {
+                        i.pack(p, &mut iw).map_err(|e| anyhow!("{e}"))?;
+                    }
+                    m.step_into(black_box(i), &mut o);
+                    if with[1] {
+                        m.sample(i, &o, &mut hits);
+                    }
+                    if with[2] {
+                        equal += u64::from(o.eq_words(p, black_box(&ow)));
+                    }
+                    black_box(&o);
+                }
+                Cycle::Reset => m = B::new(p, cfg),
+            }
+        }
+        black_box((&hits, equal, &iw));
+        best = best.min(t0.elapsed().as_secs_f64());
+    }
+    Ok(best * 1e9 / stim.cycles.len() as f64)
+}
 
 fn go<B: Bench>(variant: &str, cycles: usize, runs: usize) -> Result<()> {
     let p = B::variants()
@@ -19,6 +66,15 @@ fn go<B: Bench>(variant: &str, cycles: usize, runs: usize) -> Result<()> {
         .ok_or_else(|| anyhow!("no variant {variant} of {}", B::NAME))?;
     let cfg = B::default_config(&p);
     let stim = testbenches::generate::<B>(&p, 1, cycles, Some(&cfg));
+    for (name, with) in [
+        ("step_into", [false, false, false]),
+        ("+ pack inputs", [true, false, false]),
+        ("+ coverage", [false, true, false]),
+        ("+ compare outputs", [false, false, true]),
+        ("all", [true, true, true]),
+    ] {
+        println!("{name:<20} {:8.1} ns/cycle", model_side(&stim, with)?);
+    }
     let opts = Options {
         out_dir: std::env::temp_dir(),
         waves: Waves::Never,
@@ -27,7 +83,7 @@ fn go<B: Bench>(variant: &str, cycles: usize, runs: usize) -> Result<()> {
     };
     for _ in 0..runs {
         match lockstep::run(&stim, &opts)? {
-            Outcome::Pass(s) => println!("{:.0} cycles/s", s.rate()),
+            Outcome::Pass(s) => println!("lockstep {:10.0} cycles/s", s.rate()),
             Outcome::Mismatch(m) => bail!("{m}"),
         }
     }

@@ -56,11 +56,11 @@ pub struct CreditParams {
 
 /// `ceil(log2(n))`, at least 1 (a port index of `n >= 2` things).
 pub const fn clog2(n: usize) -> u32 {
-    let mut w = 0;
-    while (1usize << w) < n {
-        w += 1;
+    if n <= 1 {
+        0
+    } else {
+        usize::BITS - (n - 1).leading_zeros()
     }
-    w
 }
 
 impl CreditParams {
@@ -841,6 +841,14 @@ impl Block for Credit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clog2_is_the_smallest_width_that_counts_to_n() {
+        for n in 0..5000usize {
+            let w = (0..64).find(|&w| (1usize << w) >= n).unwrap();
+            assert_eq!(clog2(n), w, "n = {n}");
+        }
+    }
 
     fn quiet(p: &CreditParams) -> CreditInputs {
         CreditInputs::zero(p)

@@ -511,7 +511,9 @@ impl Block for Mmu {
         }
         let xon = c.cfg_xon_cells_i;
         let off_at_xon = (s.xoff_q.iter().zip(&s.hdr_q).zip(&s.shr_q))
-            .fold(false, |a, ((&off, &h), &sh)| a | (off & (h == 0) & (sh == xon)));
+            .fold(false, |a, ((&off, &h), &sh)| {
+                a | (off & (h == 0) & (sh == xon))
+            });
         if off_at_xon {
             hit(Bin::OffAtXon);
         }

@@ -449,30 +449,51 @@ fn emit_whole<T: PortScalar, const W: u32, const PER: usize>(
 }
 
 /// Streams elements of any width up to 64 through an accumulator, one word
-/// out at a time; returns the OR of the out-of-range bits.
-#[inline(always)]
+/// out at a time; returns the OR of the out-of-range bits. Up to 32 bits a
+/// `u64` accumulator suffices (at most one word completes per element).
+#[inline]
 fn emit_stream<T: PortScalar>(v: &[T], width: u32, mut f: impl FnMut(usize, u32)) -> u64 {
     let m = mask(width);
-    let mut over = 0u64;
-    let mut acc: u128 = 0;
-    let mut nacc = 0u32;
+    let mut all = 0u64;
     let mut k = 0usize;
-    for e in v {
-        let b = e.to_bits();
-        over |= b & !m;
-        acc |= ((b & m) as u128) << nacc;
-        nacc += width;
-        while nacc >= 32 {
+    if width <= 32 {
+        let mut acc: u64 = 0;
+        let mut nacc = 0u32;
+        for e in v {
+            let b = e.to_bits();
+            all |= b;
+            acc |= (b & m) << nacc;
+            nacc += width;
+            if nacc >= 32 {
+                f(k, acc as u32);
+                acc >>= 32;
+                nacc -= 32;
+                k += 1;
+            }
+        }
+        if nacc > 0 {
             f(k, acc as u32);
-            acc >>= 32;
-            nacc -= 32;
-            k += 1;
+        }
+    } else {
+        let mut acc: u128 = 0;
+        let mut nacc = 0u32;
+        for e in v {
+            let b = e.to_bits();
+            all |= b;
+            acc |= ((b & m) as u128) << nacc;
+            nacc += width;
+            while nacc >= 32 {
+                f(k, acc as u32);
+                acc >>= 32;
+                nacc -= 32;
+                k += 1;
+            }
+        }
+        if nacc > 0 {
+            f(k, acc as u32);
         }
     }
-    if nacc > 0 {
-        f(k, acc as u32);
-    }
-    over
+    all & !m
 }
 
 impl<T: PortScalar> PortValue for Vec<T> {
