@@ -6,7 +6,12 @@
 //!    input packing, the coverage sampling and the output comparison
 //!    (`eq_words`) added one at a time, then all of them (ns per cycle,
 //!    best of 3);
-//! 2. `runs` full lockstep runs (cycles per second).
+//! 2. the RTL alone through the bindings, and the model (`step_into`) and
+//!    the RTL interleaved cycle by cycle with nothing compared (ns per
+//!    cycle): the difference between their sum and the interleaved figure
+//!    is what running two large programs in turn on one core costs (caches,
+//!    branch predictors), before any comparison;
+//! 3. `runs` full lockstep runs (cycles per second).
 //!
 //! ```text
 //! cargo run --release -p cosim --example profile_lockstep -- mmu p2cw8 200000 5
@@ -16,6 +21,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use cosim::lockstep::{self, Options, Outcome, Waves};
+use cosim::rtl::Rtl;
 use model::stim::{Cycle, Stimulus};
 use model::{Params, PortGroup};
 use std::hint::black_box;
@@ -73,7 +79,48 @@ fn go<B: Bench>(variant: &str, cycles: usize, runs: usize) -> Result<()> {
         ("+ compare outputs", [false, false, true]),
         ("all", [true, true, true]),
     ] {
-        println!("{name:<20} {:8.1} ns/cycle", model_side(&stim, with)?);
+        println!("{name:<26} {:8.1} ns/cycle", model_side(&stim, with)?);
+    }
+    // The RTL alone, and interleaved with the model.
+    for with_model in [false, true] {
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            let mut rtl = Rtl::<B>::new(&p, &cfg, 1, None)?;
+            rtl.reset(2).map_err(|e| anyhow!("{e}"))?;
+            let mut m = B::new(&p, &cfg);
+            let mut o = B::Outputs::zero(&p);
+            let words: Vec<Vec<u32>> = stim
+                .cycles
+                .iter()
+                .map(|c| match c {
+                    Cycle::Drive(i) => i.to_words(&p).map_err(|e| anyhow!("{e}")),
+                    Cycle::Reset => Ok(vec![0; B::Inputs::layout(&p).words]),
+                })
+                .collect::<Result<_>>()?;
+            let t0 = Instant::now();
+            for (c, w) in stim.cycles.iter().zip(&words) {
+                rtl.inputs_mut().copy_from_slice(w);
+                let reset = matches!(c, Cycle::Reset);
+                if with_model {
+                    match c {
+                        Cycle::Drive(i) => m.step_into(i, &mut o),
+                        Cycle::Reset => m = B::new(&p, &cfg),
+                    }
+                }
+                black_box(rtl.cycle(reset).map_err(|e| anyhow!("{e}"))?);
+                black_box(&o);
+            }
+            best = best.min(t0.elapsed().as_secs_f64());
+        }
+        let name = if with_model {
+            "model + RTL, interleaved"
+        } else {
+            "RTL alone"
+        };
+        println!(
+            "{name:<26} {:8.1} ns/cycle",
+            best * 1e9 / stim.cycles.len() as f64
+        );
     }
     let opts = Options {
         out_dir: std::env::temp_dir(),
@@ -83,7 +130,7 @@ fn go<B: Bench>(variant: &str, cycles: usize, runs: usize) -> Result<()> {
     };
     for _ in 0..runs {
         match lockstep::run(&stim, &opts)? {
-            Outcome::Pass(s) => println!("lockstep {:10.0} cycles/s", s.rate()),
+            Outcome::Pass(s) => println!("{:<26} {:8.1} ns/cycle", "lockstep", 1e9 / s.rate()),
             Outcome::Mismatch(m) => bail!("{m}"),
         }
     }
