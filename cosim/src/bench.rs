@@ -31,6 +31,10 @@ pub struct Row {
     pub model_packed: f64,
     /// 2. The RTL through the project's bindings (set inputs, clock, read outputs).
     pub rtl: f64,
+    /// 2b. The model (`step_into`) and the RTL through the bindings,
+    /// interleaved cycle by cycle, nothing compared: what the two cost when
+    /// they share one core in turn.
+    pub interleaved: f64,
     /// 3. The same RTL in the minimal C++ harness reading the stimulus from a file.
     pub cxx: f64,
     /// 4. Lockstep co-simulation (model + RTL + compare every output + coverage).
@@ -45,11 +49,6 @@ impl Row {
     /// The ideal lockstep rate: `1 / (1/model + 1/rtl)`.
     pub fn ideal(&self) -> f64 {
         1.0 / (1.0 / self.model + 1.0 / self.rtl)
-    }
-    /// The same with the model side of a lockstep cycle (1b): what is left
-    /// between this and the lockstep rate is the runner itself.
-    pub fn ideal_packed(&self) -> f64 {
-        1.0 / (1.0 / self.model_packed + 1.0 / self.rtl)
     }
 }
 
@@ -169,6 +168,25 @@ where
         Ok(t)
     })?;
 
+    // 2b. Model and RTL interleaved, nothing compared.
+    let t_inter = best(repeat, || {
+        let mut rtl = Rtl::<B>::new(p, &cfg, 1, None)?;
+        rtl.reset(2).map_err(|e| anyhow!("{e}"))?;
+        let mut m = B::new(p, &cfg);
+        let mut o = B::Outputs::zero(p);
+        let t0 = Instant::now();
+        for (c, v) in stim.cycles.iter().zip(packed.chunks_exact(per)) {
+            rtl.inputs_mut().copy_from_slice(&v[1 + cl.words..]);
+            match c {
+                Cycle::Drive(i) => m.step_into(black_box(i), &mut o),
+                Cycle::Reset => m = B::new(p, &cfg),
+            }
+            black_box(rtl.cycle(v[0] == 0).map_err(|e| anyhow!("{e}"))?);
+            black_box(&o);
+        }
+        Ok(t0.elapsed().as_secs_f64())
+    })?;
+
     // 3. The minimal C++ harness, same stimulus from a file.
     std::fs::create_dir_all(tmp)?;
     let file = tmp.join(format!("{}-{}.bin", B::NAME, p.label()));
@@ -217,6 +235,7 @@ where
         model: n / t_model,
         model_packed: n / t_model_packed,
         rtl: n / t_rtl,
+        interleaved: n / t_inter,
         cxx: n / t_cxx,
         lockstep: n / t_lock,
         traced: head.cycles.len() as f64 / t_traced,
@@ -323,31 +342,34 @@ pub fn markdown(rows: &[Row], rss: &[(String, String, Option<u64>)]) -> String {
     .unwrap();
     writeln!(
         s,
-        "| block | variant | cycles | 1 model | 1b model + pack + coverage | 2 RTL, bindings | 3 RTL, C++ harness | 2 / 3 | \
-         4 lockstep | ideal | 4 / ideal | 4 / ideal(1b) | 5 traced | model / RTL | same outputs |"
+        "| block | variant | cycles | 1 model | 1b model + pack + compare + coverage | 2 RTL, bindings | \
+         2b model + RTL interleaved | 3 RTL, C++ harness | 2 / 3 | 4 lockstep | ideal | 4 / ideal | \
+         2b / ideal | 4 / 2b | 5 traced | model / RTL | same outputs |"
     )
     .unwrap();
     writeln!(
         s,
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"
     )
     .unwrap();
     for r in rows {
         writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {:.2} | {:.2} | {} | {:.1} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {:.2} | {:.2} | {:.2} | {} | {:.1} | {} |",
             r.block,
             r.variant,
             r.cycles,
             rate(r.model),
             rate(r.model_packed),
             rate(r.rtl),
+            rate(r.interleaved),
             rate(r.cxx),
             r.rtl / r.cxx,
             rate(r.lockstep),
             rate(r.ideal()),
             r.lockstep / r.ideal(),
-            r.lockstep / r.ideal_packed(),
+            r.interleaved / r.ideal(),
+            r.lockstep / r.interleaved,
             rate(r.traced),
             r.model / r.rtl,
             if r.same_outputs { "yes" } else { "NO" }
