@@ -484,9 +484,11 @@ impl Block for Mmu {
             .dep_valid_i
             .then(|| i.dep_port_i as usize * PRIOS + i.dep_prio_i.value() as usize);
         // Whole-vector scans are branch-free folds: a data-dependent branch
-        // per queue costs more than the scan (this runs every cycle).
-        let pauses = o.pause_o.iter().fold(0, |a, &x| a + usize::from(x));
-        let resumes = o.resume_o.iter().fold(0, |a, &x| a + usize::from(x));
+        // per queue costs more than the scan (this runs every cycle). The
+        // counts wrap explicitly (they cannot overflow: at most 128 queues)
+        // so that the overflow checks do not keep them from vectorising.
+        let count = |v: &[bool]| v.iter().fold(0u32, |a, &x| a.wrapping_add(u32::from(x)));
+        let (pauses, resumes) = (count(&o.pause_o), count(&o.resume_o));
         if pauses > 0 {
             hit(Bin::Pause);
             if v == Verdict::Drop {
