@@ -1,8 +1,8 @@
 //! Benchmarks: how fast the model, the RTL and the co-simulation run, side by
 //! side, on the same stimulus (generated beforehand, so generation is not
 //! counted). Every figure is the best of `repeat` runs, all taken in one
-//! process, one after the other, so that their ratios are comparable even on
-//! a shared, noisy machine. Used by `switchsim bench` / `make bench`.
+//! process in rounds (each figure once per round), so that their ratios are
+//! comparable even on a shared, noisy machine. Used by `switchsim bench` / `make bench`.
 
 use crate::lockstep::{self, Options, Outcome, Waves};
 use crate::rtl::Rtl;
@@ -58,14 +58,6 @@ fn fnv(sum: u64, words: &[u32]) -> u64 {
         .fold(sum, |s, &w| (s ^ w as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
-fn best(repeat: usize, mut f: impl FnMut() -> Result<f64>) -> Result<f64> {
-    let mut b = f64::MAX;
-    for _ in 0..repeat.max(1) {
-        b = b.min(f()?);
-    }
-    Ok(b)
-}
-
 /// Measures block `B`, variant `p`, on `cycles` cycles of its default
 /// configuration with seeded traffic; scratch files go to `tmp`.
 pub fn measure<B: Bench>(
@@ -85,7 +77,7 @@ where
     let n = stim.cycles.len() as f64;
 
     // 1. Model alone, through its fastest interface (outputs reused).
-    let t_model = best(repeat, || {
+    let mut f_model = || {
         let mut m = B::new(p, &cfg);
         let mut o = B::Outputs::zero(p);
         let t0 = Instant::now();
@@ -99,14 +91,14 @@ where
             }
         }
         Ok(t0.elapsed().as_secs_f64())
-    })?;
+    };
 
     // 1b. The model side of lockstep: step, pack inputs, compare outputs
     // with a word buffer (the same work whatever the buffer holds),
     // coverage.
     let il0 = B::Inputs::layout(p);
     let ol0 = B::Outputs::layout(p);
-    let t_model_packed = best(repeat, || {
+    let mut f_model_packed = || {
         let mut m = B::new(p, &cfg);
         let mut o = B::Outputs::zero(p);
         let mut iw = vec![0u32; il0.words];
@@ -127,7 +119,7 @@ where
         }
         black_box((&hits, equal, &iw));
         Ok(t0.elapsed().as_secs_f64())
-    })?;
+    };
 
     // The packed input vectors (rst_ni, configuration, inputs) of every cycle.
     let cl = B::Config::layout(p);
@@ -153,7 +145,7 @@ where
 
     // 2. RTL through the bindings.
     let mut rtl_sum = 0;
-    let t_rtl = best(repeat, || {
+    let mut f_rtl = || {
         let mut rtl = Rtl::<B>::new(p, &cfg, 1, None)?;
         rtl.reset(2).map_err(|e| anyhow!("{e}"))?;
         let mut sum = 0u64;
@@ -166,10 +158,10 @@ where
         let t = t0.elapsed().as_secs_f64();
         rtl_sum = sum;
         Ok(t)
-    })?;
+    };
 
     // 2b. Model and RTL interleaved, nothing compared.
-    let t_inter = best(repeat, || {
+    let mut f_inter = || {
         let mut rtl = Rtl::<B>::new(p, &cfg, 1, None)?;
         rtl.reset(2).map_err(|e| anyhow!("{e}"))?;
         let mut m = B::new(p, &cfg);
@@ -185,7 +177,7 @@ where
             black_box(&o);
         }
         Ok(t0.elapsed().as_secs_f64())
-    })?;
+    };
 
     // 3. The minimal C++ harness, same stimulus from a file.
     std::fs::create_dir_all(tmp)?;
@@ -195,15 +187,14 @@ where
     let vt = crate::rtl::lookup(B::NAME, &p.label())
         .ok_or_else(|| anyhow!("no verilated {} {}", B::NAME, p.label()))?;
     let mut cxx_sum = 0;
-    let t_cxx = best(repeat, || {
+    let mut f_cxx = || {
         let h = vt.harness(&file)?;
         if h.cycles as usize != stim.cycles.len() {
             bail!("the C++ harness read {} cycles", h.cycles);
         }
         cxx_sum = h.checksum;
         Ok(h.secs)
-    })?;
-    let _ = std::fs::remove_file(&file);
+    };
 
     // 4. Lockstep, and 5. with waveforms.
     let quiet = Options {
@@ -212,20 +203,43 @@ where
         context: 0,
         replay: String::new(),
     };
-    let t_lock = best(repeat, || match lockstep::run(&stim, &quiet)? {
+    let mut f_lock = || match lockstep::run(&stim, &quiet)? {
         Outcome::Pass(s) => Ok(s.secs),
         Outcome::Mismatch(m) => bail!("benchmark stimulus fails:\n{m}"),
-    })?;
+    };
+
+    // Rounds: every figure once per round, `repeat` rounds, the best of each
+    // kept. A burst of load from a neighbour on a shared machine then hits
+    // the figures of one round alike instead of all repeats of one figure,
+    // so the ratios between figures stay comparable.
+    let mut t = [f64::MAX; 6];
+    {
+        let mut figures: [&mut dyn FnMut() -> Result<f64>; 6] = [
+            &mut f_model,
+            &mut f_model_packed,
+            &mut f_rtl,
+            &mut f_inter,
+            &mut f_cxx,
+            &mut f_lock,
+        ];
+        for _ in 0..repeat.max(1) {
+            for (b, f) in t.iter_mut().zip(figures.iter_mut()) {
+                *b = b.min(f()?);
+            }
+        }
+    }
+    let [t_model, t_model_packed, t_rtl, t_inter, t_cxx, t_lock] = t;
+    let _ = std::fs::remove_file(&file);
     let mut head = stim.clone();
     head.cycles.truncate(traced_cycles);
     let loud = Options {
         waves: Waves::Always,
         ..quiet.clone()
     };
-    let t_traced = best(1, || match lockstep::run(&head, &loud)? {
-        Outcome::Pass(s) => Ok(s.secs),
+    let t_traced = match lockstep::run(&head, &loud)? {
+        Outcome::Pass(s) => s.secs,
         Outcome::Mismatch(m) => bail!("benchmark stimulus fails:\n{m}"),
-    })?;
+    };
     let _ = std::fs::remove_dir_all(tmp.join(format!("{}-{}-seed1", B::NAME, p.label())));
 
     Ok(Row {

@@ -145,8 +145,8 @@ enum Cmd {
         /// Target wall time of one lockstep run, per variant (sets the cycle count).
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
-        /// Runs per figure; the best is kept.
-        #[arg(long, default_value_t = 3)]
+        /// Rounds (every figure once per round); the best of each figure is kept.
+        #[arg(long, default_value_t = 5)]
         repeat: usize,
         /// Update the generated section of this Markdown file (e.g. BENCHMARKS.md).
         #[arg(long)]
