@@ -20,49 +20,18 @@
 //! ```
 
 use anyhow::{anyhow, bail, Result};
+use cosim::bench::{time_model, time_rtl, ModelSide, Packed};
 use cosim::lockstep::{self, Options, Outcome, Waves};
-use cosim::rtl::Rtl;
-use model::stim::{Cycle, Stimulus};
-use model::{Params, PortGroup};
-use std::hint::black_box;
-use std::time::Instant;
+use model::Params;
 use testbenches::Bench;
 
-/// The model side of a lockstep cycle with the parts in `with` (input
-/// packing, coverage, comparison) switched on; ns per cycle, best of 3.
-fn model_side<B: Bench>(stim: &Stimulus<B>, with: [bool; 3]) -> Result<f64> {
-    let (p, cfg) = (&stim.params, &stim.config);
+/// Best of 3 runs of `f` (seconds), in ns per cycle of `cycles`.
+fn ns(cycles: usize, mut f: impl FnMut() -> Result<f64>) -> Result<f64> {
     let mut best = f64::MAX;
     for _ in 0..3 {
-        let mut m = B::new(p, cfg);
-        let mut o = B::Outputs::zero(p);
-        let mut iw = vec![0u32; B::Inputs::layout(p).words];
-        let ow = vec![0u32; B::Outputs::layout(p).words];
-        let mut hits = vec![0u64; B::bins().len()];
-        let mut equal = 0u64;
-        let t0 = Instant::now();
-        for c in &stim.cycles {
-            match c {
-                Cycle::Drive(i) => {
-                    if with[0] {
-                        i.pack(p, &mut iw).map_err(|e| anyhow!("{e}"))?;
-                    }
-                    m.step_into(black_box(i), &mut o);
-                    if with[1] {
-                        m.sample(i, &o, &mut hits);
-                    }
-                    if with[2] {
-                        equal += u64::from(o.eq_words(p, black_box(&ow)));
-                    }
-                    black_box(&o);
-                }
-                Cycle::Reset => m = B::new(p, cfg),
-            }
-        }
-        black_box((&hits, equal, &iw));
-        best = best.min(t0.elapsed().as_secs_f64());
+        best = best.min(f()?);
     }
-    Ok(best * 1e9 / stim.cycles.len() as f64)
+    Ok(best * 1e9 / cycles as f64)
 }
 
 fn go<B: Bench>(variant: &str, cycles: usize, runs: usize) -> Result<()> {
@@ -72,55 +41,26 @@ fn go<B: Bench>(variant: &str, cycles: usize, runs: usize) -> Result<()> {
         .ok_or_else(|| anyhow!("no variant {variant} of {}", B::NAME))?;
     let cfg = B::default_config(&p);
     let stim = testbenches::generate::<B>(&p, 1, cycles, Some(&cfg));
-    for (name, with) in [
-        ("step_into", [false, false, false]),
-        ("+ pack inputs", [true, false, false]),
-        ("+ coverage", [false, true, false]),
-        ("+ compare outputs", [false, false, true]),
-        ("all", [true, true, true]),
+    let n = stim.cycles.len();
+    let only = |pack_inputs, coverage, compare| ModelSide {
+        pack_inputs,
+        coverage,
+        compare,
+    };
+    for (name, parts) in [
+        ("step_into", ModelSide::STEP),
+        ("+ pack inputs", only(true, false, false)),
+        ("+ coverage", only(false, true, false)),
+        ("+ compare outputs", only(false, false, true)),
+        ("all", ModelSide::ALL),
     ] {
-        println!("{name:<26} {:8.1} ns/cycle", model_side(&stim, with)?);
+        let t = ns(n, || time_model(&stim, parts))?;
+        println!("{name:<26} {t:8.1} ns/cycle");
     }
-    // The RTL alone, and interleaved with the model.
-    for with_model in [false, true] {
-        let mut best = f64::MAX;
-        for _ in 0..3 {
-            let mut rtl = Rtl::<B>::new(&p, &cfg, 1, None)?;
-            rtl.reset(2).map_err(|e| anyhow!("{e}"))?;
-            let mut m = B::new(&p, &cfg);
-            let mut o = B::Outputs::zero(&p);
-            let words: Vec<Vec<u32>> = stim
-                .cycles
-                .iter()
-                .map(|c| match c {
-                    Cycle::Drive(i) => i.to_words(&p).map_err(|e| anyhow!("{e}")),
-                    Cycle::Reset => Ok(vec![0; B::Inputs::layout(&p).words]),
-                })
-                .collect::<Result<_>>()?;
-            let t0 = Instant::now();
-            for (c, w) in stim.cycles.iter().zip(&words) {
-                rtl.inputs_mut().copy_from_slice(w);
-                let reset = matches!(c, Cycle::Reset);
-                if with_model {
-                    match c {
-                        Cycle::Drive(i) => m.step_into(i, &mut o),
-                        Cycle::Reset => m = B::new(&p, &cfg),
-                    }
-                }
-                black_box(rtl.cycle(reset).map_err(|e| anyhow!("{e}"))?);
-                black_box(&o);
-            }
-            best = best.min(t0.elapsed().as_secs_f64());
-        }
-        let name = if with_model {
-            "model + RTL, interleaved"
-        } else {
-            "RTL alone"
-        };
-        println!(
-            "{name:<26} {:8.1} ns/cycle",
-            best * 1e9 / stim.cycles.len() as f64
-        );
+    let packed = Packed::of(&stim)?;
+    for (name, with_model) in [("RTL alone", false), ("model + RTL, interleaved", true)] {
+        let t = ns(n, || Ok(time_rtl(&stim, &packed, with_model)?.0))?;
+        println!("{name:<26} {t:8.1} ns/cycle");
     }
     let opts = Options {
         out_dir: std::env::temp_dir(),

@@ -8,7 +8,7 @@ use crate::lockstep::{self, Options, Outcome, Waves};
 use crate::rtl::Rtl;
 use anyhow::{anyhow, bail, Result};
 use model::stim::{Cycle, Stimulus};
-use model::{Params, PortGroup};
+use model::{Block, Params, PortGroup};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
@@ -58,6 +58,152 @@ fn fnv(sum: u64, words: &[u32]) -> u64 {
         .fold(sum, |s, &w| (s ^ w as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// The parts of the model side of a lockstep cycle timed besides
+/// `step_into`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ModelSide {
+    /// Packing the inputs into port words.
+    pub pack_inputs: bool,
+    /// Sampling functional coverage.
+    pub coverage: bool,
+    /// Comparing the outputs with a word buffer (`eq_words`: the same work
+    /// whatever the buffer holds).
+    pub compare: bool,
+}
+
+impl ModelSide {
+    /// `step_into` alone.
+    pub const STEP: Self = ModelSide {
+        pack_inputs: false,
+        coverage: false,
+        compare: false,
+    };
+    /// Everything the runner does on the model side.
+    pub const ALL: Self = ModelSide {
+        pack_inputs: true,
+        coverage: true,
+        compare: true,
+    };
+}
+
+/// Seconds of one pass of the model over `stim` (`step_into`, outputs
+/// reused), with `parts` of the runner's model-side work.
+pub fn time_model<B: Block>(stim: &Stimulus<B>, parts: ModelSide) -> Result<f64> {
+    let (p, cfg) = (&stim.params, &stim.config);
+    let mut m = B::new(p, cfg);
+    let mut o = B::Outputs::zero(p);
+    let mut iw = vec![0u32; B::Inputs::layout(p).words];
+    let ow = vec![0u32; B::Outputs::layout(p).words];
+    let mut hits = vec![0u64; B::bins().len()];
+    let mut equal = 0u64;
+    let t0 = Instant::now();
+    for c in &stim.cycles {
+        match c {
+            Cycle::Drive(i) => {
+                if parts.pack_inputs {
+                    i.pack(p, &mut iw).map_err(|e| anyhow!("{e}"))?;
+                }
+                m.step_into(black_box(i), &mut o);
+                if parts.coverage {
+                    m.sample(i, &o, &mut hits);
+                }
+                if parts.compare {
+                    equal += u64::from(o.eq_words(p, black_box(&ow)));
+                }
+                black_box(&o);
+            }
+            Cycle::Reset => m = B::new(p, cfg),
+        }
+    }
+    black_box((&hits, equal, &iw));
+    Ok(t0.elapsed().as_secs_f64())
+}
+
+/// The packed input vector of every cycle of a stimulus, as the RTL's
+/// bindings and the C++ harness read them: `rst_ni`, the configuration,
+/// the inputs.
+pub struct Packed {
+    /// All cycles, one after the other.
+    pub words: Vec<u32>,
+    /// Words per cycle.
+    pub per: usize,
+    /// Offset of the inputs within a cycle.
+    in_off: usize,
+}
+
+impl Packed {
+    /// Packs `stim`.
+    pub fn of<B: Block>(stim: &Stimulus<B>) -> Result<Self> {
+        let p = &stim.params;
+        let cfg_words = stim.config.to_words(p).map_err(|e| anyhow!("{e}"))?;
+        let il = B::Inputs::layout(p);
+        let per = 1 + cfg_words.len() + il.words;
+        let mut words = Vec::with_capacity(per * stim.cycles.len());
+        let mut w = vec![0u32; il.words];
+        for c in &stim.cycles {
+            match c {
+                Cycle::Drive(i) => {
+                    i.pack(p, &mut w).map_err(|e| anyhow!("{e}"))?;
+                    words.push(1);
+                }
+                Cycle::Reset => {
+                    w.fill(0);
+                    words.push(0);
+                }
+            }
+            words.extend_from_slice(&cfg_words);
+            words.extend_from_slice(&w);
+        }
+        Ok(Packed {
+            words,
+            per,
+            in_off: 1 + cfg_words.len(),
+        })
+    }
+
+    /// Every cycle: whether reset is held, and its packed inputs.
+    pub fn cycles(&self) -> impl Iterator<Item = (bool, &[u32])> {
+        self.words
+            .chunks_exact(self.per)
+            .map(|v| (v[0] == 0, &v[self.in_off..]))
+    }
+}
+
+/// Seconds of one pass of the RTL, through the bindings, over `packed` (the
+/// packing of `stim`), and a checksum of its outputs; with `with_model`, the
+/// model steps (`step_into`) between the RTL's cycles and nothing is
+/// checksummed or compared.
+pub fn time_rtl<B: Block>(
+    stim: &Stimulus<B>,
+    packed: &Packed,
+    with_model: bool,
+) -> Result<(f64, u64)> {
+    let (p, cfg) = (&stim.params, &stim.config);
+    let mut rtl = Rtl::<B>::new(p, cfg, 1, None)?;
+    rtl.reset(2).map_err(|e| anyhow!("{e}"))?;
+    let mut m = B::new(p, cfg);
+    let mut o = B::Outputs::zero(p);
+    let mut sum = 0u64;
+    let t0 = Instant::now();
+    for (c, (reset, inputs)) in stim.cycles.iter().zip(packed.cycles()) {
+        rtl.inputs_mut().copy_from_slice(inputs);
+        if with_model {
+            match c {
+                Cycle::Drive(i) => m.step_into(black_box(i), &mut o),
+                Cycle::Reset => m = B::new(p, cfg),
+            }
+        }
+        let out = rtl.cycle(reset).map_err(|e| anyhow!("{e}"))?;
+        if with_model {
+            black_box(out);
+        } else {
+            sum = fnv(sum, out);
+        }
+    }
+    black_box(&o);
+    Ok((t0.elapsed().as_secs_f64(), sum))
+}
+
 /// Measures block `B`, variant `p`, on `cycles` cycles of its default
 /// configuration with seeded traffic; scratch files go to `tmp`.
 pub fn measure<B: Bench>(
@@ -76,113 +222,25 @@ where
     let stim: Stimulus<B> = testbenches::generate::<B>(p, 1, cycles, Some(&cfg));
     let n = stim.cycles.len() as f64;
 
-    // 1. Model alone, through its fastest interface (outputs reused).
-    let mut f_model = || {
-        let mut m = B::new(p, &cfg);
-        let mut o = B::Outputs::zero(p);
-        let t0 = Instant::now();
-        for c in &stim.cycles {
-            match c {
-                Cycle::Drive(i) => {
-                    m.step_into(black_box(i), &mut o);
-                    black_box(&o);
-                }
-                Cycle::Reset => m = B::new(p, &cfg),
-            }
-        }
-        Ok(t0.elapsed().as_secs_f64())
-    };
+    // 1. Model alone, through its fastest interface (outputs reused); 1b.
+    // the model side of lockstep.
+    let mut f_model = || time_model(&stim, ModelSide::STEP);
+    let mut f_model_packed = || time_model(&stim, ModelSide::ALL);
 
-    // 1b. The model side of lockstep: step, pack inputs, compare outputs
-    // with a word buffer (the same work whatever the buffer holds),
-    // coverage.
-    let il0 = B::Inputs::layout(p);
-    let ol0 = B::Outputs::layout(p);
-    let mut f_model_packed = || {
-        let mut m = B::new(p, &cfg);
-        let mut o = B::Outputs::zero(p);
-        let mut iw = vec![0u32; il0.words];
-        let ow = vec![0u32; ol0.words];
-        let mut hits = vec![0u64; B::bins().len()];
-        let mut equal = 0u64;
-        let t0 = Instant::now();
-        for c in &stim.cycles {
-            match c {
-                Cycle::Drive(i) => {
-                    i.pack(p, &mut iw).map_err(|e| anyhow!("{e}"))?;
-                    m.step_into(black_box(i), &mut o);
-                    m.sample(i, &o, &mut hits);
-                    equal += u64::from(o.eq_words(p, black_box(&ow)));
-                }
-                Cycle::Reset => m = B::new(p, &cfg),
-            }
-        }
-        black_box((&hits, equal, &iw));
-        Ok(t0.elapsed().as_secs_f64())
-    };
-
-    // The packed input vectors (rst_ni, configuration, inputs) of every cycle.
-    let cl = B::Config::layout(p);
-    let il = B::Inputs::layout(p);
-    let per = 1 + cl.words + il.words;
-    let mut packed = Vec::with_capacity(per * stim.cycles.len());
-    let cfg_words = cfg.to_words(p).map_err(|e| anyhow!("{e}"))?;
-    let mut w = vec![0u32; il.words];
-    for c in &stim.cycles {
-        match c {
-            Cycle::Drive(i) => {
-                i.pack(p, &mut w).map_err(|e| anyhow!("{e}"))?;
-                packed.push(1);
-            }
-            Cycle::Reset => {
-                w.fill(0);
-                packed.push(0);
-            }
-        }
-        packed.extend_from_slice(&cfg_words);
-        packed.extend_from_slice(&w);
-    }
-
-    // 2. RTL through the bindings.
+    // 2. RTL through the bindings; 2b. interleaved with the model.
+    let packed = Packed::of(&stim)?;
     let mut rtl_sum = 0;
     let mut f_rtl = || {
-        let mut rtl = Rtl::<B>::new(p, &cfg, 1, None)?;
-        rtl.reset(2).map_err(|e| anyhow!("{e}"))?;
-        let mut sum = 0u64;
-        let t0 = Instant::now();
-        for v in packed.chunks_exact(per) {
-            rtl.inputs_mut().copy_from_slice(&v[1 + cl.words..]);
-            let out = rtl.cycle(v[0] == 0).map_err(|e| anyhow!("{e}"))?;
-            sum = fnv(sum, out);
-        }
-        let t = t0.elapsed().as_secs_f64();
+        let (t, sum) = time_rtl(&stim, &packed, false)?;
         rtl_sum = sum;
         Ok(t)
     };
-
-    // 2b. Model and RTL interleaved, nothing compared.
-    let mut f_inter = || {
-        let mut rtl = Rtl::<B>::new(p, &cfg, 1, None)?;
-        rtl.reset(2).map_err(|e| anyhow!("{e}"))?;
-        let mut m = B::new(p, &cfg);
-        let mut o = B::Outputs::zero(p);
-        let t0 = Instant::now();
-        for (c, v) in stim.cycles.iter().zip(packed.chunks_exact(per)) {
-            rtl.inputs_mut().copy_from_slice(&v[1 + cl.words..]);
-            match c {
-                Cycle::Drive(i) => m.step_into(black_box(i), &mut o),
-                Cycle::Reset => m = B::new(p, &cfg),
-            }
-            black_box(rtl.cycle(v[0] == 0).map_err(|e| anyhow!("{e}"))?);
-            black_box(&o);
-        }
-        Ok(t0.elapsed().as_secs_f64())
-    };
+    let mut f_inter = || Ok(time_rtl(&stim, &packed, true)?.0);
 
     // 3. The minimal C++ harness, same stimulus from a file.
     std::fs::create_dir_all(tmp)?;
     let file = tmp.join(format!("{}-{}.bin", B::NAME, p.label()));
-    let bytes: Vec<u8> = packed.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let bytes: Vec<u8> = packed.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&file, bytes)?;
     let vt = crate::rtl::lookup(B::NAME, &p.label())
         .ok_or_else(|| anyhow!("no verilated {} {}", B::NAME, p.label()))?;
