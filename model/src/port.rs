@@ -49,6 +49,7 @@
 //! ```
 
 use std::fmt;
+use std::ops::{BitOrAssign, Shl, ShrAssign};
 
 /// Bit shape of one port: `count` elements of `width` bits each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -448,50 +449,48 @@ fn emit_whole<T: PortScalar, const W: u32, const PER: usize>(
     v.iter().fold(0u64, |a, e| a | e.to_bits()) & !mask(W)
 }
 
-/// Streams elements of any width up to 64 through an accumulator, one word
-/// out at a time; returns the OR of the out-of-range bits. Up to 32 bits a
-/// `u64` accumulator suffices (at most one word completes per element).
+/// The accumulator of [`emit_stream`]: `u64` for elements of up to 32 bits
+/// (at most one word completes per element), `u128` above.
+trait Acc: Copy + Default + From<u64> + BitOrAssign + Shl<u32, Output = Self> + ShrAssign<u32> {
+    /// The low 32 bits.
+    fn low(self) -> u32;
+}
+
+impl Acc for u64 {
+    fn low(self) -> u32 {
+        self as u32
+    }
+}
+
+impl Acc for u128 {
+    fn low(self) -> u32 {
+        self as u32
+    }
+}
+
+/// Streams elements of any width up to 64 through an accumulator `A`, one
+/// word out at a time; returns the OR of the out-of-range bits.
 #[inline]
-fn emit_stream<T: PortScalar>(v: &[T], width: u32, mut f: impl FnMut(usize, u32)) -> u64 {
+fn emit_stream<T: PortScalar, A: Acc>(v: &[T], width: u32, mut f: impl FnMut(usize, u32)) -> u64 {
     let m = mask(width);
     let mut all = 0u64;
     let mut k = 0usize;
-    if width <= 32 {
-        let mut acc: u64 = 0;
-        let mut nacc = 0u32;
-        for e in v {
-            let b = e.to_bits();
-            all |= b;
-            acc |= (b & m) << nacc;
-            nacc += width;
-            if nacc >= 32 {
-                f(k, acc as u32);
-                acc >>= 32;
-                nacc -= 32;
-                k += 1;
-            }
+    let mut acc = A::default();
+    let mut nacc = 0u32;
+    for e in v {
+        let b = e.to_bits();
+        all |= b;
+        acc |= A::from(b & m) << nacc;
+        nacc += width;
+        while nacc >= 32 {
+            f(k, acc.low());
+            acc >>= 32;
+            nacc -= 32;
+            k += 1;
         }
-        if nacc > 0 {
-            f(k, acc as u32);
-        }
-    } else {
-        let mut acc: u128 = 0;
-        let mut nacc = 0u32;
-        for e in v {
-            let b = e.to_bits();
-            all |= b;
-            acc |= ((b & m) as u128) << nacc;
-            nacc += width;
-            while nacc >= 32 {
-                f(k, acc as u32);
-                acc >>= 32;
-                nacc -= 32;
-                k += 1;
-            }
-        }
-        if nacc > 0 {
-            f(k, acc as u32);
-        }
+    }
+    if nacc > 0 {
+        f(k, acc.low());
     }
     all & !m
 }
@@ -518,7 +517,8 @@ impl<T: PortScalar> PortValue for Vec<T> {
             8 => emit_whole::<T, 8, 4>(self, f),
             16 => emit_whole::<T, 16, 2>(self, f),
             32 => emit_whole::<T, 32, 1>(self, f),
-            w => emit_stream(self, w, f),
+            w if w <= 32 => emit_stream::<T, u64>(self, w, f),
+            w => emit_stream::<T, u128>(self, w, f),
         };
         if over != 0 || (T::SIGNED && self.iter().any(|v| !v.fits(width))) {
             let (i, v) = self
