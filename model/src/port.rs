@@ -264,13 +264,18 @@ pub trait PortScalar: Copy + fmt::Debug + PartialEq + Default {
     /// range).
     #[inline]
     fn word<const W: u32, const PER: usize>(chunk: &[Self; PER]) -> u32 {
-        let m = mask(W) as u32;
-        let mut x = 0u32;
-        for (j, e) in chunk.iter().enumerate() {
-            x |= (e.to_bits() as u32 & m) << (j as u32 * W);
-        }
-        x
+        word_of(chunk, W)
     }
+}
+
+/// Elements of `width` bits (which divides 32) packed into one word,
+/// element 0 in the low bits (bits beyond `width` dropped).
+#[inline(always)]
+fn word_of<T: PortScalar>(chunk: &[T], width: u32) -> u32 {
+    let m = mask(width) as u32;
+    chunk.iter().enumerate().fold(0, |x, (j, e)| {
+        x | (e.to_bits() as u32 & m) << (j as u32 * width)
+    })
 }
 
 impl PortScalar for bool {
@@ -287,11 +292,7 @@ impl PortScalar for bool {
     #[inline]
     fn word<const W: u32, const PER: usize>(chunk: &[Self; PER]) -> u32 {
         if W != 1 {
-            let mut x = 0u32;
-            for (j, &e) in chunk.iter().enumerate() {
-                x |= u32::from(e) << (j as u32 * W);
-            }
-            return x;
+            return word_of(chunk, W);
         }
         let mut x = 0u32;
         for (k, eight) in chunk.chunks_exact(8).enumerate() {
@@ -429,7 +430,6 @@ fn emit_whole<T: PortScalar, const W: u32, const PER: usize>(
     mut f: impl FnMut(usize, u32),
 ) -> u64 {
     debug_assert_eq!(PER as u32 * W, 32);
-    let m = mask(W) as u32;
     let mut chunks = v.chunks_exact(PER);
     let mut k = 0;
     for chunk in &mut chunks {
@@ -439,11 +439,7 @@ fn emit_whole<T: PortScalar, const W: u32, const PER: usize>(
     }
     let rem = chunks.remainder();
     if !rem.is_empty() {
-        let mut x = 0u32;
-        for (j, e) in rem.iter().enumerate() {
-            x |= (e.to_bits() as u32 & m) << (j as u32 * W);
-        }
-        f(k, x);
+        f(k, word_of(rem, W));
     }
     // All bits of all elements ORed together: any above W is out of range.
     v.iter().fold(0u64, |a, e| a | e.to_bits()) & !mask(W)
