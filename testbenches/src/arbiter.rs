@@ -298,12 +298,10 @@ impl Bench for Arbiter {
     fn config_strategy(p: &ArbiterParams, illegal: bool) -> BoxedStrategy<ArbiterConfig> {
         config_strategy(p, illegal)
     }
-    fn cycles_strategy(
-        p: &ArbiterParams,
-        cfg: &ArbiterConfig,
-        len: RangeInclusive<usize>,
-    ) -> BoxedStrategy<Vec<Cycle<ArbiterInputs>>> {
-        cycles_strategy(p, cfg, len)
+    const GENERATOR_VERSION: u32 = 1;
+    type Gen = crate::LegacyGen<Arbiter>;
+    fn generator(p: &ArbiterParams, cfg: &ArbiterConfig, seed: u64) -> Self::Gen {
+        crate::LegacyGen::new(p, cfg, seed, cycles_strategy)
     }
 }
 
@@ -359,6 +357,7 @@ pub mod scenario {
         let mut sys = System::new(cfg, rec);
         sys.run(&mut Script::new(arrivals), slots);
         Stimulus {
+            generated: None,
             params: p,
             config: c,
             cycles: sys.arbiter().cycles.clone(),
@@ -384,6 +383,7 @@ pub mod scenario {
         let mut cycles = Vec::new();
         traffic(&mut cycles);
         Stimulus {
+            generated: None,
             params: p,
             config: ArbiterConfig::new(2, MAX_ITER as u8 + 1, true, 2),
             cycles,
@@ -423,6 +423,7 @@ pub mod scenario {
             .map(|t| Cycle::Drive(collision_inputs(&p, t)))
             .collect();
         Stimulus {
+            generated: None,
             params: p,
             config: c,
             cycles,

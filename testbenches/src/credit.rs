@@ -684,12 +684,10 @@ impl Bench for Credit {
     fn config_strategy(p: &CreditParams, illegal: bool) -> BoxedStrategy<CreditConfig> {
         config_strategy(p, illegal)
     }
-    fn cycles_strategy(
-        p: &CreditParams,
-        cfg: &CreditConfig,
-        len: RangeInclusive<usize>,
-    ) -> BoxedStrategy<Vec<Cycle<CreditInputs>>> {
-        cycles_strategy(p, cfg, len)
+    const GENERATOR_VERSION: u32 = 1;
+    type Gen = crate::LegacyGen<Credit>;
+    fn generator(p: &CreditParams, cfg: &CreditConfig, seed: u64) -> Self::Gen {
+        crate::LegacyGen::new(p, cfg, seed, cycles_strategy)
     }
 }
 
@@ -806,6 +804,7 @@ pub mod scenario {
         st.window = cycles - warm;
         (
             Stimulus {
+                generated: None,
                 params: *p,
                 config: cfg.clone(),
                 cycles: out,
@@ -929,6 +928,7 @@ pub mod scenario {
         cycles.push(Cycle::Drive(i));
         cycles.push(Cycle::Drive(idle()));
         Stimulus {
+            generated: None,
             params: p,
             config: c,
             cycles,

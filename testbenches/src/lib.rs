@@ -1,19 +1,26 @@
-//! Stimulus for the co-simulation: proptest strategies per block, the
-//! directed scenarios of the source documents, and seeded generation for the
-//! command line.
+//! Stimulus for the co-simulation: a streamed traffic generator per block,
+//! proptest strategies for configurations, the directed scenarios of the
+//! source documents, and the helpers that turn a seed into cycles.
 //!
-//! Every block implements [`Bench`]: a strategy for its configuration and one
-//! for a run of cycles. The same strategies serve the property tests (which
-//! shrink a failure to the smallest stimulus) and `switchsim run --seed`
-//! (which draws one stimulus from a seed, deterministically).
+//! Every block implements [`Bench`]: a strategy for its configuration and a
+//! [`Generator`] that yields its traffic one cycle at a time from a seed
+//! (closed loop: it may look at the golden model). A run of any length thus
+//! needs constant memory, and the first N cycles of a seed are the same
+//! whatever the run's length. The property tests draw from the same
+//! generators: proptest picks the variant, the configuration, the seed and
+//! the length (and shrinks the length and the configuration); the cycles
+//! are a pure function of them, and a failure is then shrunk further over
+//! its concrete cycles (`cosim::lockstep::minimize`).
+
+pub mod rng;
 
 pub mod arbiter;
 pub mod credit;
 pub mod mmu;
 pub mod pfc;
 
-use model::stim::{Cycle, Stimulus};
-use model::Block;
+use model::stim::{Cycle, Generated, Generator, Step, Stimulus};
+use model::{Block, PortGroup};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -31,6 +38,15 @@ pub struct Scenario<B: Block> {
 
 /// A block the testbench can drive.
 pub trait Bench: Block + Clone + std::fmt::Debug + 'static {
+    /// The version of [`Bench::Gen`]: bumped whenever the cycles a seed
+    /// yields change, so that a stimulus file naming an older generator is
+    /// refused instead of replayed as a different run.
+    const GENERATOR_VERSION: u32;
+    /// The block's traffic generator.
+    type Gen: Generator<Self> + Send;
+    /// The traffic generator for configuration `cfg` of variant `p`, seeded
+    /// by `seed`.
+    fn generator(p: &Self::Params, cfg: &Self::Config, seed: u64) -> Self::Gen;
     /// The directed scenarios of this block.
     fn scenarios() -> Vec<Scenario<Self>> {
         Vec::new()
@@ -44,45 +60,188 @@ pub trait Bench: Block + Clone + std::fmt::Debug + 'static {
     /// Configurations over the legal ranges, edges included (mostly legal;
     /// with `illegal`, some the configuration check rejects).
     fn config_strategy(p: &Self::Params, illegal: bool) -> BoxedStrategy<Self::Config>;
-    /// Runs of `len` cycles for configuration `cfg`.
-    fn cycles_strategy(
-        p: &Self::Params,
-        cfg: &Self::Config,
-        len: RangeInclusive<usize>,
-    ) -> BoxedStrategy<Vec<Cycle<Self::Inputs>>>;
+}
+
+/// The cycle source of `stim`: its written-out cycles, or its generator
+/// (refused when the file names another version of the generator than this
+/// build has).
+pub fn source<'a, B: Bench>(stim: &'a Stimulus<B>) -> Result<Source<'a, B>, String> {
+    match &stim.generated {
+        None => Ok(Source::Replay(model::stim::Replay::new(&stim.cycles))),
+        Some(g) if g.version != B::GENERATOR_VERSION => Err(format!(
+            "the stimulus names version {} of the {} traffic generator; this switchsim has \
+             version {}, which yields other cycles for the same seed: replay it with the \
+             switchsim that wrote it",
+            g.version,
+            B::NAME,
+            B::GENERATOR_VERSION
+        )),
+        Some(_) => Ok(Source::Gen(Box::new(B::generator(
+            &stim.params,
+            &stim.config,
+            stim.seed,
+        )))),
+    }
+}
+
+/// Where the cycles of a run come from.
+pub enum Source<'a, B: Bench> {
+    /// Written-out cycles.
+    Replay(model::stim::Replay<'a, B::Inputs>),
+    /// The block's generator.
+    Gen(Box<B::Gen>),
+}
+
+impl<B: Bench> Generator<B> for Source<'_, B> {
+    #[inline]
+    fn next(&mut self, model: &B, last: &B::Outputs, i: &mut B::Inputs) -> Step {
+        match self {
+            Source::Replay(r) => r.next(model, last, i),
+            Source::Gen(g) => g.next(model, last, i),
+        }
+    }
+}
+
+/// A generated run: the first `cycles` cycles of `B`'s generator from
+/// `seed`, named rather than written out.
+pub fn generated<B: Bench>(p: &B::Params, cfg: &B::Config, seed: u64, cycles: u64) -> Stimulus<B> {
+    Stimulus {
+        params: p.clone(),
+        config: cfg.clone(),
+        cycles: Vec::new(),
+        seed,
+        generated: Some(Generated {
+            version: B::GENERATOR_VERSION,
+            cycles,
+        }),
+    }
+}
+
+/// Writes out cycles `from..to` of `stim` (generated or not), running the
+/// golden model alongside for the generator to look at (a shadow of the
+/// block, as in lockstep; so these are exactly the cycles a lockstep run
+/// drives).
+pub fn materialize<B: Bench>(
+    stim: &Stimulus<B>,
+    from: u64,
+    to: u64,
+) -> Result<Vec<Cycle<B::Inputs>>, String> {
+    let p = &stim.params;
+    let cfg = &stim.config;
+    let mut src = source(stim)?;
+    let mut model = B::new(p, cfg);
+    let reset_out = B::new(p, cfg).step(&B::Inputs::zero(p));
+    let mut last = reset_out.clone();
+    let mut i = B::Inputs::zero(p);
+    let mut out = Vec::with_capacity(to.saturating_sub(from).min(1 << 24) as usize);
+    for k in 0..to.min(stim.len()) {
+        match src.next(&model, &last, &mut i) {
+            Step::Reset => {
+                model = B::new(p, cfg);
+                last.clone_from(&reset_out);
+                if k >= from {
+                    out.push(Cycle::Reset);
+                }
+            }
+            Step::Drive => {
+                model.step_into(&i, &mut last);
+                if k >= from {
+                    out.push(Cycle::Drive(i.clone()));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The written-out form of `stim` (all its cycles).
+pub fn explicit<B: Bench>(stim: &Stimulus<B>) -> Result<Stimulus<B>, String> {
+    Ok(Stimulus {
+        cycles: materialize(stim, 0, stim.len())?,
+        generated: None,
+        ..stim.clone()
+    })
+}
+
+/// TEMPORARY (while the generators are being ported): the old whole-run
+/// proptest strategy, drawn in chunks of 2000 cycles.
+pub struct LegacyGen<B: Bench> {
+    p: B::Params,
+    cfg: B::Config,
+    seed: u64,
+    chunk: Vec<Cycle<B::Inputs>>,
+    k: usize,
+    n: u64,
+    f: LegacyFn<B>,
+}
+
+/// The old strategy function.
+pub type LegacyFn<B> = fn(
+    &<B as Block>::Params,
+    &<B as Block>::Config,
+    RangeInclusive<usize>,
+) -> BoxedStrategy<Vec<Cycle<<B as Block>::Inputs>>>;
+
+impl<B: Bench> LegacyGen<B> {
+    /// A legacy generator.
+    pub fn new(p: &B::Params, cfg: &B::Config, seed: u64, f: LegacyFn<B>) -> Self {
+        LegacyGen {
+            p: p.clone(),
+            cfg: cfg.clone(),
+            seed,
+            chunk: Vec::new(),
+            k: 0,
+            n: 0,
+            f,
+        }
+    }
+}
+
+impl<B: Bench> Generator<B> for LegacyGen<B> {
+    fn next(&mut self, _: &B, _: &B::Outputs, i: &mut B::Inputs) -> Step {
+        if self.k == self.chunk.len() {
+            let mut r = seeded_runner(rng::mix(self.seed, self.n));
+            self.n += 1;
+            self.chunk = (self.f)(&self.p, &self.cfg, 2000..=2000)
+                .new_tree(&mut r)
+                .unwrap()
+                .current();
+            self.k = 0;
+        }
+        let c = &self.chunk[self.k];
+        self.k += 1;
+        match c {
+            Cycle::Reset => Step::Reset,
+            Cycle::Drive(x) => {
+                i.clone_from(x);
+                Step::Drive
+            }
+        }
+    }
 }
 
 /// Default number of cycles per generated case.
 pub const DEFAULT_CYCLES: RangeInclusive<usize> = 1000..=1500;
 
-/// Whole stimuli (configuration, cycles, seed) for variant `p`.
+/// Whole stimuli (configuration, seed, length; the cycles written out from
+/// the generator) for variant `p`. Proptest shrinks the length and the
+/// configuration.
 pub fn stimulus_strategy<B: Bench>(
     p: &B::Params,
     len: RangeInclusive<usize>,
     illegal: bool,
-) -> BoxedStrategy<Stimulus<B>>
-where
-    B::Params: 'static,
-    B::Config: 'static,
-    B::Inputs: 'static,
-{
+) -> BoxedStrategy<Stimulus<B>> {
     let p2 = p.clone();
-    (B::config_strategy(p, illegal), any::<u64>())
-        .prop_flat_map(move |(cfg, seed)| {
-            let p3 = p2.clone();
-            let c2 = cfg.clone();
-            B::cycles_strategy(&p2, &cfg, len.clone()).prop_map(move |cycles| Stimulus {
-                params: p3.clone(),
-                config: c2.clone(),
-                cycles,
-                seed,
-            })
+    (B::config_strategy(p, illegal), any::<u64>(), len)
+        .prop_map(move |(cfg, seed, n)| {
+            explicit(&generated::<B>(&p2, &cfg, seed, n as u64))
+                .expect("this build's own generator")
         })
         .boxed()
 }
 
 /// A test runner whose random stream is fixed by `seed` (ChaCha), the same
-/// on every machine.
+/// on every machine (for drawing configurations from a seed).
 pub fn seeded_runner(seed: u64) -> TestRunner {
     let mut key = [0u8; 32];
     key[..8].copy_from_slice(&seed.to_le_bytes());
@@ -91,39 +250,40 @@ pub fn seeded_runner(seed: u64) -> TestRunner {
     TestRunner::new_with_rng(Config::default(), rng)
 }
 
-/// Draws one stimulus from `seed`, deterministically (same seed, same
-/// stimulus, on every machine). With `config`, only the traffic is drawn.
+/// A configuration of variant `p` drawn from `seed`, deterministically.
+pub fn random_config<B: Bench>(p: &B::Params, seed: u64, illegal: bool) -> B::Config {
+    let mut runner = seeded_runner(seed);
+    B::config_strategy(p, illegal)
+        .new_tree(&mut runner)
+        .expect("configuration strategies never reject")
+        .current()
+}
+
+/// A generated run of `cycles` cycles from `seed` (named, not written out).
+/// With `config`, only the traffic is drawn; without, the configuration is
+/// drawn from the seed too.
+pub fn run_of<B: Bench>(
+    p: &B::Params,
+    seed: u64,
+    cycles: u64,
+    config: Option<&B::Config>,
+) -> Stimulus<B> {
+    let cfg = match config {
+        Some(c) => c.clone(),
+        None => random_config::<B>(p, seed, false),
+    };
+    generated(p, &cfg, seed, cycles)
+}
+
+/// Draws one stimulus from `seed` with its cycles written out,
+/// deterministically (same seed, same stimulus, on every machine; the
+/// first N cycles the same for any length). With `config`, only the
+/// traffic is drawn.
 pub fn generate<B: Bench>(
     p: &B::Params,
     seed: u64,
     cycles: usize,
     config: Option<&B::Config>,
-) -> Stimulus<B>
-where
-    B::Params: 'static,
-    B::Config: 'static,
-    B::Inputs: 'static,
-{
-    let mut runner = seeded_runner(seed);
-    match config {
-        None => {
-            let tree = stimulus_strategy::<B>(p, cycles..=cycles, false)
-                .new_tree(&mut runner)
-                .expect("stimulus strategies never reject");
-            let mut s = tree.current();
-            s.seed = seed;
-            s
-        }
-        Some(c) => {
-            let tree = B::cycles_strategy(p, c, cycles..=cycles)
-                .new_tree(&mut runner)
-                .expect("stimulus strategies never reject");
-            Stimulus {
-                params: p.clone(),
-                config: c.clone(),
-                cycles: tree.current(),
-                seed,
-            }
-        }
-    }
+) -> Stimulus<B> {
+    explicit(&run_of::<B>(p, seed, cycles as u64, config)).expect("this build's own generator")
 }

@@ -6,8 +6,9 @@
 //! encoding from -8 (alpha = 0) to 7, Xon of 0 and of the whole pool, no
 //! lossless priority and all eight.
 //!
-//! Traffic is generated as *intents* and realised against a shadow golden
-//! model, the way a UVM sequence consults a reference model: a departure is
+//! Traffic is generated one cycle at a time as *intents* and realised
+//! against the golden model, the way a UVM sequence consults a reference
+//! model: a departure is
 //! "up to `n` cells of queue `q`" and becomes a legal departure of what the
 //! queue holds (a few are left raw to exercise the underflow flag). Traffic
 //! comes in phases (fill, drain, mixed) over a small set of hot queues, so
@@ -15,13 +16,13 @@
 //! spill into headroom, get dropped, pause and resume, and the 8-bit variant
 //! saturates its drop counters.
 
+use crate::rng::Rng;
 use crate::Bench;
 use arbitrary_int::{i4, u3, u6};
-use model::mmu::{Mmu, MmuConfig, MmuInputs, MmuParams, PRIOS};
-use model::stim::Cycle;
+use model::mmu::{Mmu, MmuConfig, MmuInputs, MmuOutputs, MmuParams, PRIOS};
+use model::stim::{Cycle, Generator, Step};
 use model::{Block, PortGroup};
 use proptest::prelude::*;
-use std::ops::RangeInclusive;
 
 /// A departure length request.
 #[derive(Clone, Copy, Debug)]
@@ -165,162 +166,152 @@ pub fn config_strategy(p: &MmuParams, illegal: bool) -> BoxedStrategy<MmuConfig>
     draw.prop_map(move |d| cfg_of(&p, d)).boxed()
 }
 
-fn len_strategy() -> impl Strategy<Value = u8> {
-    prop_oneof![
-        5 => 1u8..=4,
-        3 => 1u8..=16,
-        1 => Just(63u8),
-        1 => 0u8..=63,
-    ]
-}
-
-fn target(nq: usize, hot: Vec<usize>, dep: bool) -> BoxedStrategy<Target> {
-    let mut s = vec![
-        (
-            6,
-            proptest::sample::select(hot)
-                .prop_map(Target::Queue)
-                .boxed(),
-        ),
-        (1, (0..nq).prop_map(Target::Queue).boxed()),
-    ];
-    if dep {
-        s.push((2, Just(Target::Fullest).boxed()));
+/// A packet length in cells: mostly short, some 63 (the longest), some 0.
+fn draw_len(r: &mut Rng) -> u8 {
+    match r.weighted(&[5, 3, 1, 1]) {
+        0 => r.range(1, 4) as u8,
+        1 => r.range(1, 16) as u8,
+        2 => 63,
+        _ => r.range(0, 63) as u8,
     }
-    proptest::strategy::Union::new_weighted(s).boxed()
 }
 
-fn dep_len() -> impl Strategy<Value = DepLen> {
-    prop_oneof![
-        4 => Just(DepLen::UpTo(1)),
-        4 => (1u8..=8).prop_map(DepLen::UpTo),
-        2 => Just(DepLen::All),
-        1 => (1u8..=63).prop_map(DepLen::UpTo),
-        1 => (0u8..=63).prop_map(DepLen::Raw),
-    ]
+fn draw_target(r: &mut Rng, nq: usize, hot: &[usize], dep: bool) -> Target {
+    match r.weighted(&[6, 1, if dep { 2 } else { 0 }]) {
+        0 => Target::Queue(hot[r.below(hot.len() as u64) as usize]),
+        1 => Target::Queue(r.below(nq as u64) as usize),
+        _ => Target::Fullest,
+    }
 }
 
-/// One phase: `len` cycles over the `hot` queues, with per-cycle arrival
-/// and departure probabilities.
-fn phase(
-    nq: usize,
+fn draw_dep_len(r: &mut Rng) -> DepLen {
+    match r.weighted(&[4, 4, 2, 1, 1]) {
+        0 => DepLen::UpTo(1),
+        1 => DepLen::UpTo(r.range(1, 8) as u8),
+        2 => DepLen::All,
+        3 => DepLen::UpTo(r.range(1, 63) as u8),
+        _ => DepLen::Raw(r.range(0, 63) as u8),
+    }
+}
+
+/// The MMU's traffic, one cycle at a time.
+///
+/// Traffic comes in phases of 20 to 300 cycles, each with its own one to
+/// four hot queues (mostly lossless ones, where PFC happens) and its own
+/// arrival and departure probabilities (fill, drain, mixed, idle). Each
+/// cycle draws an [`Intent`] and realises it against the golden model
+/// (closed loop): a departure is "up to `n` cells of queue `q`" and becomes
+/// a legal departure of what the queue holds (a few are left raw, to
+/// exercise the underflow flag). One reset in about 2000 cycles.
+pub struct MmuGen {
+    p: MmuParams,
+    rng: Rng,
+    lossless: Vec<usize>,
     hot: Vec<usize>,
     arr_p: f64,
     dep_p: f64,
-    len: usize,
-) -> BoxedStrategy<Vec<Intent>> {
-    let one = (
-        proptest::bool::weighted(0.0005),
-        proptest::option::weighted(arr_p, (target(nq, hot.clone(), false), len_strategy())),
-        proptest::option::weighted(dep_p, (target(nq, hot, true), dep_len())),
-    )
-        .prop_map(|(reset, arr, dep)| Intent { reset, arr, dep });
-    proptest::collection::vec(one, len..=len).boxed()
+    left: u32,
 }
 
-/// Realises intents against a shadow model into concrete inputs.
-pub fn realize(p: &MmuParams, cfg: &MmuConfig, intents: &[Intent]) -> Vec<Cycle<MmuInputs>> {
-    let mut shadow = Mmu::new(p, cfg);
-    let nq = p.queues();
-    let mut out = Vec::with_capacity(intents.len());
-    for it in intents {
-        if it.reset {
-            shadow = Mmu::new(p, cfg);
-            out.push(Cycle::Reset);
-            continue;
+impl MmuGen {
+    /// The generator of configuration `cfg` of variant `p` from `seed`.
+    pub fn new(p: &MmuParams, cfg: &MmuConfig, seed: u64) -> Self {
+        let nq = p.queues();
+        MmuGen {
+            p: *p,
+            rng: Rng::new(seed, 0x6d6d75),
+            lossless: (0..nq)
+                .filter(|q| cfg.cfg_lossless_i >> (q % PRIOS) & 1 != 0)
+                .collect(),
+            hot: Vec::with_capacity(4),
+            arr_p: 0.0,
+            dep_p: 0.0,
+            left: 0,
         }
-        let st = shadow.state();
-        let occ = |q: usize| st.priv_q[q] + st.shr_q[q] + st.hdr_q[q];
-        let pick = |t: Target| match t {
-            Target::Queue(q) => q % nq,
-            Target::Fullest => (0..nq).max_by_key(|&q| (occ(q), q)).unwrap_or(0),
-        };
-        let mut i = MmuInputs::zero(p);
-        if let Some((t, len)) = it.arr {
-            let q = pick(t);
-            i.arr_valid_i = true;
-            i.arr_port_i = (q / PRIOS) as u8;
-            i.arr_prio_i = u3::new((q % PRIOS) as u8);
-            i.arr_len_i = u6::new(len);
-        }
-        if let Some((t, l)) = it.dep {
-            let q = pick(t);
-            let have = occ(q).min(63) as u8;
-            let len = match l {
-                DepLen::UpTo(n) => n.min(have),
-                DepLen::All => have,
-                DepLen::Raw(n) => n,
-            };
-            if len > 0 || matches!(l, DepLen::Raw(_)) {
-                i.dep_valid_i = true;
-                i.dep_port_i = (q / PRIOS) as u8;
-                i.dep_prio_i = u3::new((q % PRIOS) as u8);
-                i.dep_len_i = u6::new(len);
-            }
-        }
-        shadow.step(&i);
-        out.push(Cycle::Drive(i));
     }
-    out
+
+    fn new_phase(&mut self) {
+        let r = &mut self.rng;
+        let nq = self.p.queues();
+        self.left = r.range(20, 300) as u32;
+        self.hot.clear();
+        for _ in 0..r.range(1, 4) {
+            let q = if !self.lossless.is_empty() && r.weighted(&[3, 1]) == 0 {
+                self.lossless[r.below(self.lossless.len() as u64) as usize]
+            } else {
+                r.below(nq as u64) as usize
+            };
+            self.hot.push(q);
+        }
+        let pr = |x: u64| (x as f64 + 0.25) / 10.5;
+        self.arr_p = pr(r.range(0, 10));
+        self.dep_p = pr(r.range(0, 10));
+    }
+
+    /// The intent of the next cycle.
+    pub fn intent(&mut self) -> Intent {
+        if self.left == 0 {
+            self.new_phase();
+        }
+        self.left -= 1;
+        let nq = self.p.queues();
+        let r = &mut self.rng;
+        let reset = r.chance(0.0005);
+        let arr = r
+            .chance(self.arr_p)
+            .then(|| (draw_target(r, nq, &self.hot, false), draw_len(r)));
+        let dep = r
+            .chance(self.dep_p)
+            .then(|| (draw_target(r, nq, &self.hot, true), draw_dep_len(r)));
+        Intent { reset, arr, dep }
+    }
 }
 
-/// Runs of cycles for configuration `cfg`.
-pub fn cycles_strategy(
-    p: &MmuParams,
-    cfg: &MmuConfig,
-    len: RangeInclusive<usize>,
-) -> BoxedStrategy<Vec<Cycle<MmuInputs>>> {
-    let p = *p;
-    let cfg = cfg.clone();
+/// Realises one intent against the golden model `m` (before the cycle)
+/// into the inputs `i`.
+pub fn realize(m: &Mmu, it: &Intent, i: &mut MmuInputs) {
+    let p = m.params();
     let nq = p.queues();
-    let lossless: Vec<usize> = (0..nq)
-        .filter(|q| cfg.cfg_lossless_i >> (q % PRIOS) & 1 != 0)
-        .collect();
-    // Hot queues: mostly lossless ones (where PFC happens), some lossy.
-    let hot_q = if lossless.is_empty() {
-        (0..nq).boxed()
-    } else {
-        let ll = lossless.clone();
-        prop_oneof![3 => (0..ll.len()).prop_map(move |k| ll[k]), 1 => 0..nq].boxed()
+    let st = m.state();
+    let occ = |q: usize| st.priv_q[q] + st.shr_q[q] + st.hdr_q[q];
+    let pick = |t: Target| match t {
+        Target::Queue(q) => q % nq,
+        Target::Fullest => (0..nq).max_by_key(|&q| (occ(q), q)).unwrap_or(0),
     };
-    // Phases of 50..=400 cycles (by weight), each with its own hot queues
-    // and its own arrival / departure rates: fill, drain, mixed, idle.
-    let n_phases = (*len.start() / 150).max(1);
-    let one_phase = (
-        1u32..=8,
-        proptest::collection::vec(hot_q, 1..=4),
-        0u32..=10,
-        0u32..=10,
-    );
-    (
-        len,
-        proptest::collection::vec(one_phase, n_phases..=n_phases),
-    )
-        .prop_flat_map(move |(total, phases)| {
-            let weight: u32 = phases.iter().map(|ph| ph.0).sum();
-            let mut left = total;
-            let k = phases.len();
-            let strategies: Vec<BoxedStrategy<Vec<Intent>>> = phases
-                .into_iter()
-                .enumerate()
-                .map(|(j, (w, hot, a, d))| {
-                    let n = if j + 1 == k {
-                        left
-                    } else {
-                        (total * w as usize / weight as usize).min(left)
-                    };
-                    left -= n;
-                    let pr = |x: u32| (x as f64 + 0.25) / 10.5;
-                    phase(nq, hot, pr(a), pr(d), n)
-                })
-                .collect();
-            strategies
-        })
-        .prop_map(move |phases| {
-            let intents: Vec<Intent> = phases.into_iter().flatten().collect();
-            realize(&p, &cfg, &intents)
-        })
-        .boxed()
+    *i = MmuInputs::zero(p);
+    if let Some((t, len)) = it.arr {
+        let q = pick(t);
+        i.arr_valid_i = true;
+        i.arr_port_i = (q / PRIOS) as u8;
+        i.arr_prio_i = u3::new((q % PRIOS) as u8);
+        i.arr_len_i = u6::new(len);
+    }
+    if let Some((t, l)) = it.dep {
+        let q = pick(t);
+        let have = occ(q).min(63) as u8;
+        let len = match l {
+            DepLen::UpTo(n) => n.min(have),
+            DepLen::All => have,
+            DepLen::Raw(n) => n,
+        };
+        if len > 0 || matches!(l, DepLen::Raw(_)) {
+            i.dep_valid_i = true;
+            i.dep_port_i = (q / PRIOS) as u8;
+            i.dep_prio_i = u3::new((q % PRIOS) as u8);
+            i.dep_len_i = u6::new(len);
+        }
+    }
+}
+
+impl Generator<Mmu> for MmuGen {
+    fn next(&mut self, m: &Mmu, _: &MmuOutputs, i: &mut MmuInputs) -> Step {
+        let it = self.intent();
+        if it.reset {
+            return Step::Reset;
+        }
+        realize(m, &it, i);
+        Step::Drive
+    }
 }
 
 impl Bench for Mmu {
@@ -352,15 +343,13 @@ impl Bench for Mmu {
         ]
     }
 
+    const GENERATOR_VERSION: u32 = 2;
+    type Gen = MmuGen;
+    fn generator(p: &MmuParams, cfg: &MmuConfig, seed: u64) -> MmuGen {
+        MmuGen::new(p, cfg, seed)
+    }
     fn config_strategy(p: &MmuParams, illegal: bool) -> BoxedStrategy<MmuConfig> {
         config_strategy(p, illegal)
-    }
-    fn cycles_strategy(
-        p: &MmuParams,
-        cfg: &MmuConfig,
-        len: RangeInclusive<usize>,
-    ) -> BoxedStrategy<Vec<Cycle<MmuInputs>>> {
-        cycles_strategy(p, cfg, len)
     }
 }
 
@@ -439,6 +428,7 @@ pub mod scenario {
         }
         (
             Stimulus {
+                generated: None,
                 params: p,
                 config: cfg,
                 cycles,
@@ -487,6 +477,7 @@ pub mod scenario {
         }
         cycles.push(Cycle::Drive(MmuInputs::zero(&p)));
         Stimulus {
+            generated: None,
             params: p,
             config: cfg,
             cycles,

@@ -666,12 +666,10 @@ impl Bench for Pfc {
     fn config_strategy(p: &PfcParams, illegal: bool) -> BoxedStrategy<PfcConfig> {
         config_strategy(p, illegal)
     }
-    fn cycles_strategy(
-        p: &PfcParams,
-        cfg: &PfcConfig,
-        len: RangeInclusive<usize>,
-    ) -> BoxedStrategy<Vec<Cycle<PfcInputs>>> {
-        cycles_strategy(p, cfg, len)
+    const GENERATOR_VERSION: u32 = 1;
+    type Gen = crate::LegacyGen<Pfc>;
+    fn generator(p: &PfcParams, cfg: &PfcConfig, seed: u64) -> Self::Gen {
+        crate::LegacyGen::new(p, cfg, seed, cycles_strategy)
     }
 }
 
@@ -768,6 +766,7 @@ pub fn loopback(
     }
     (
         Stimulus {
+            generated: None,
             params: *p,
             config: cfg.clone(),
             cycles,
@@ -1085,6 +1084,7 @@ pub mod directed {
         push_idle(&p, &mut cycles, 1000, 0b100);
         push_idle(&p, &mut cycles, 200, 0);
         Stimulus {
+            generated: None,
             params: p,
             config: c,
             cycles,
@@ -1105,6 +1105,7 @@ pub mod directed {
         push_idle(&p, &mut cycles, 120, 0b1000_0001);
         push_idle(&p, &mut cycles, 120, 0);
         Stimulus {
+            generated: None,
             params: p,
             config: c,
             cycles,
@@ -1124,6 +1125,7 @@ pub mod directed {
         push_idle(&p, &mut cycles, 120, 0b10);
         push_idle(&p, &mut cycles, 30, 0);
         Stimulus {
+            generated: None,
             params: p,
             config: c,
             cycles,
@@ -1210,6 +1212,7 @@ pub mod directed {
         push_idle(&p, &mut cyc, 5, 0);
         (
             Stimulus {
+                generated: None,
                 params: p,
                 config: c,
                 cycles: cyc,

@@ -30,6 +30,7 @@ fn variant(n: usize) -> ArbiterParams {
 
 fn stimulus(p: ArbiterParams, c: ArbiterConfig, cycles: Vec<ArbiterInputs>) -> Stimulus<Arbiter> {
     Stimulus {
+        generated: None,
         params: p,
         config: c,
         cycles: cycles.into_iter().map(Cycle::Drive).collect(),
