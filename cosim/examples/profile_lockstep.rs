@@ -67,6 +67,7 @@ fn go<B: Bench>(variant: &str, cycles: usize, runs: usize) -> Result<()> {
         waves: Waves::Never,
         context: 0,
         replay: String::new(),
+        ..Options::default()
     };
     for _ in 0..runs {
         match lockstep::run(&stim, &opts)? {

@@ -256,6 +256,9 @@ where
 
     // 4. Lockstep, and 5. with waveforms.
     let quiet = Options {
+        threads: 1,
+        progress: None,
+        shrink: std::time::Duration::from_secs(20),
         out_dir: tmp.to_path_buf(),
         waves: Waves::Never,
         context: 0,

@@ -1,16 +1,24 @@
 //! Fuzzing campaigns: many seeded random cases (variant, configuration and
-//! traffic from the block's strategies) against a budget of cases or time.
+//! traffic from the block's generator) against a budget of cases or time,
+//! on as many threads as asked.
 //!
-//! Case `k` of a campaign with base seed `b` uses seed `splitmix64(b + k)`.
+//! Case `k` of a campaign with base seed `b` uses seed `rng::mix(b, k)`.
 //! `--shard I/N` runs the cases `k = I, I + N, I + 2N, ...` only, so N jobs
-//! with the same base seed cover one campaign without overlap. A failing
-//! case is shrunk (delta-debugging over its cycles), saved as a repro file
-//! with waveforms, and reported with its replay command.
+//! with the same base seed cover one campaign without overlap. `--jobs J`
+//! runs a shard's cases on J threads; the cases, the verdict and the report
+//! are those of `--jobs 1` (results are folded in case order, and a failure
+//! is the lowest-numbered failing case). A failing case is shrunk
+//! (delta-debugging over its cycles), saved as a repro file with waveforms,
+//! and reported with its replay command.
 
 use crate::lockstep::{self, Coverage, Mismatch, Options, Outcome, Waves};
 use anyhow::Result;
-use proptest::strategy::{Strategy, ValueTree};
+use model::stim::Stimulus;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use testbenches::Bench;
 
@@ -33,6 +41,8 @@ pub struct FuzzOptions {
     pub replay: String,
     /// Time allowed for shrinking a failure.
     pub shrink: Duration,
+    /// Threads running cases.
+    pub jobs: usize,
 }
 
 /// Where a campaign stands.
@@ -69,87 +79,149 @@ pub struct FuzzReport {
     pub failure: Option<Box<Mismatch>>,
 }
 
-/// SplitMix64: the seed of case `k`.
+/// The seed of case `k` of a campaign with base seed `base`.
 pub fn case_seed(base: u64, k: u64) -> u64 {
-    let mut z = base.wrapping_add(k.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    testbenches::rng::mix(base, k)
 }
 
 /// The stimulus of one fuzz case: the variant is picked by the seed, the
-/// configuration (legal or not) and traffic come from the block's strategies.
-pub fn case<B: Bench>(seed: u64, cycles: usize) -> model::stim::Stimulus<B>
-where
-    B::Params: 'static,
-    B::Config: 'static,
-    B::Inputs: 'static,
-{
+/// configuration (legal or not) drawn from it, the traffic is the block's
+/// generator from it (named, not written out).
+pub fn case<B: Bench>(seed: u64, cycles: usize) -> Stimulus<B> {
     let vs = B::variants();
     let p = vs[(seed % vs.len() as u64) as usize].clone();
-    let mut runner = testbenches::seeded_runner(seed);
-    let mut s = testbenches::stimulus_strategy::<B>(&p, cycles..=cycles, true)
-        .new_tree(&mut runner)
-        .expect("stimulus strategies never reject")
-        .current();
-    s.seed = seed;
-    s
+    let cfg = testbenches::random_config::<B>(&p, seed, true);
+    testbenches::generated(&p, &cfg, seed, cycles as u64)
 }
 
-/// Runs a campaign, calling `progress` now and then.
-pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> Result<FuzzReport>
-where
-    B::Params: 'static,
-    B::Config: 'static,
-    B::Inputs: 'static,
-{
+enum CaseResult<B: Bench> {
+    Pass(u64, Coverage),
+    Fail(Stimulus<B>),
+}
+
+/// Runs a campaign, calling `progress` now and then (on this thread).
+pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> Result<FuzzReport> {
     let t0 = Instant::now();
-    let mut cov = Coverage::of::<B>();
-    let mut cases = 0u64;
-    let mut cycles = 0u64;
-    let mut last = Instant::now();
     let (idx, count) = o.shard;
     let quiet = Options {
         out_dir: o.out_dir.clone(),
         waves: Waves::Never,
         context: 0,
         replay: o.replay.clone(),
+        threads: 1,
+        progress: None,
+        shrink: o.shrink,
     };
-    let mut failure = None;
-    loop {
-        if o.cases.is_some_and(|n| cases >= n) || o.time.is_some_and(|t| t0.elapsed() >= t) {
-            break;
-        }
-        let k = idx + cases * count;
-        let stim = case::<B>(case_seed(o.base_seed, k), o.cycles);
-        match lockstep::run(&stim, &quiet)? {
-            Outcome::Pass(s) => {
-                cov.merge(&s.coverage);
-                cycles += s.cycles;
+    // Shard-local case numbers are handed out in order; a failure at j
+    // stops the handing out of cases after j (those before it still run,
+    // so that the lowest failing case is found, as with one thread).
+    let next = AtomicU64::new(0);
+    let first_fail = AtomicU64::new(u64::MAX);
+    let error = AtomicBool::new(false);
+    let results: Mutex<BTreeMap<u64, CaseResult<B>>> = Mutex::new(BTreeMap::new());
+    let done_cycles = AtomicU64::new(0);
+    let done_cases = AtomicU64::new(0);
+    let mut run_error: Option<anyhow::Error> = None;
+    let worker = || -> Result<()> {
+        loop {
+            let j = next.fetch_add(1, Ordering::SeqCst);
+            if o.cases.is_some_and(|n| j >= n)
+                || o.time.is_some_and(|t| t0.elapsed() >= t)
+                || j > first_fail.load(Ordering::SeqCst)
+                || error.load(Ordering::SeqCst)
+            {
+                return Ok(());
             }
-            Outcome::Mismatch(_) => {
-                let small = lockstep::minimize(&stim, o.shrink);
-                let loud = Options {
-                    waves: Waves::OnMismatch,
-                    context: 8,
-                    ..quiet.clone()
-                };
-                if let Outcome::Mismatch(m) = lockstep::run(&small, &loud)? {
-                    failure = Some(m);
+            let stim = case::<B>(case_seed(o.base_seed, idx + j * count), o.cycles);
+            let r = match lockstep::run(&stim, &quiet) {
+                Ok(r) => r,
+                Err(e) => {
+                    error.store(true, Ordering::SeqCst);
+                    return Err(e);
                 }
-                cases += 1;
+            };
+            let r = match r {
+                Outcome::Pass(s) => {
+                    done_cycles.fetch_add(s.cycles, Ordering::Relaxed);
+                    CaseResult::Pass(s.cycles, s.coverage)
+                }
+                Outcome::Mismatch(_) => {
+                    first_fail.fetch_min(j, Ordering::SeqCst);
+                    CaseResult::Fail(stim)
+                }
+            };
+            done_cases.fetch_add(1, Ordering::Relaxed);
+            results
+                .lock()
+                .expect("no worker panics holding it")
+                .insert(j, r);
+        }
+    };
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..o.jobs.max(1)).map(|_| sc.spawn(&worker)).collect();
+        while !handles.iter().all(|h| h.is_finished()) {
+            std::thread::sleep(Duration::from_millis(50));
+            // Coverage so far, for the progress line.
+            let covered = {
+                let r = results.lock().expect("no worker panics holding it");
+                let mut hit = vec![false; B::bins().len()];
+                for c in r.values() {
+                    if let CaseResult::Pass(_, cov) = c {
+                        for (h, &x) in hit.iter_mut().zip(&cov.hits) {
+                            *h |= x > 0;
+                        }
+                    }
+                }
+                (hit.iter().filter(|&&h| h).count(), hit.len())
+            };
+            progress(&Progress {
+                cases: done_cases.load(Ordering::Relaxed),
+                cycles: done_cycles.load(Ordering::Relaxed),
+                elapsed: t0.elapsed(),
+                covered,
+            });
+        }
+        for h in handles {
+            match h.join() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => run_error = Some(e),
+                Err(_) => run_error = Some(anyhow::anyhow!("a fuzz worker panicked")),
+            }
+        }
+    });
+    if let Some(e) = run_error {
+        return Err(e);
+    }
+    // Fold the results in case order, up to the first failure.
+    let mut cov = Coverage::of::<B>();
+    let (mut cases, mut cycles) = (0u64, 0u64);
+    let mut failing = None;
+    for (j, r) in results.into_inner().expect("workers joined") {
+        if j != cases {
+            break; // a gap: cases after it were not run (time budget)
+        }
+        cases += 1;
+        match r {
+            CaseResult::Pass(n, c) => {
+                cycles += n;
+                cov.merge(&c);
+            }
+            CaseResult::Fail(stim) => {
+                failing = Some(stim);
                 break;
             }
         }
-        cases += 1;
-        if last.elapsed() >= Duration::from_millis(250) {
-            last = Instant::now();
-            progress(&Progress {
-                cases,
-                cycles,
-                elapsed: t0.elapsed(),
-                covered: (cov.hits.iter().filter(|&&h| h > 0).count(), cov.bins.len()),
-            });
+    }
+    let mut failure = None;
+    if let Some(stim) = failing {
+        let small = lockstep::minimize(&stim, o.shrink);
+        let loud = Options {
+            waves: Waves::OnMismatch,
+            context: 8,
+            ..quiet.clone()
+        };
+        if let Outcome::Mismatch(m) = lockstep::run(&small, &loud)? {
+            failure = Some(m);
         }
     }
     Ok(FuzzReport {
@@ -164,88 +236,52 @@ where
     })
 }
 
-/// Escapes a string for JSON.
-pub fn json_str(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
-/// The coverage as a JSON object `{"bin": hits, ...}`.
-pub fn coverage_json(c: &Coverage) -> String {
-    let items: Vec<String> = c
-        .bins
-        .iter()
-        .zip(&c.hits)
-        .map(|(b, h)| format!("{}: {h}", json_str(b)))
-        .collect();
-    format!("{{{}}}", items.join(", "))
+/// The coverage as a JSON object `{"bin": hits, ...}`, in bin order.
+pub fn coverage_json(c: &Coverage) -> Value {
+    Value::Object(
+        c.bins
+            .iter()
+            .zip(&c.hits)
+            .map(|(b, h)| (b.to_string(), json!(h)))
+            .collect(),
+    )
 }
 
 /// A mismatch as a JSON object.
-pub fn mismatch_json(m: &Mismatch) -> String {
-    let diffs: Vec<String> = m
-        .diffs
-        .iter()
-        .map(|d| {
-            format!(
-                "{{\"signal\": {}, \"expected\": {}, \"actual\": {}}}",
-                json_str(&d.signal),
-                json_str(&d.expected),
-                json_str(&d.actual)
-            )
-        })
-        .collect();
-    let path = |p: &Option<PathBuf>| {
-        p.as_ref()
-            .map_or("null".into(), |p| json_str(&p.display().to_string()))
-    };
-    format!(
-        "{{\"block\": {}, \"variant\": {}, \"seed\": {}, \"cycle\": {}, \"diffs\": [{}], \
-         \"rtl_error\": {}, \"inputs\": {}, \"repro\": {}, \"replay\": {}, \"merged_vcd\": {}, \
-         \"gtkw\": {}}}",
-        json_str(m.block),
-        json_str(&m.variant),
-        m.seed,
-        m.cycle,
-        diffs.join(", "),
-        m.rtl_error.as_deref().map_or("null".into(), json_str),
-        json_str(&m.inputs),
-        path(&m.repro),
-        json_str(&m.replay),
-        path(&m.waves.as_ref().map(|w| w.merged.clone())),
-        path(&m.waves.as_ref().map(|w| w.gtkw.clone())),
-    )
+pub fn mismatch_json(m: &Mismatch) -> Value {
+    let path = |p: Option<&std::path::Path>| p.map(|p| p.display().to_string());
+    json!({
+        "block": m.block,
+        "variant": m.variant,
+        "seed": m.seed,
+        "cycle": m.cycle,
+        "diffs": m.diffs.iter().map(|d| json!({
+            "signal": d.signal, "expected": d.expected, "actual": d.actual,
+        })).collect::<Vec<_>>(),
+        "rtl_error": m.rtl_error,
+        "inputs": m.inputs,
+        "repro": path(m.repro.as_deref()),
+        "shrunk": path(m.short.as_ref().map(|s| s.0.as_path())),
+        "replay": m.replay,
+        "merged_vcd": path(m.waves.as_ref().map(|w| w.merged.as_path())),
+        "gtkw": path(m.waves.as_ref().map(|w| w.gtkw.as_path())),
+        "not_written": m.write_errors,
+    })
 }
 
 /// A campaign report as JSON.
-pub fn report_json(r: &FuzzReport) -> String {
-    let holes: Vec<String> = r.coverage.holes().iter().map(|h| json_str(h)).collect();
-    format!(
-        "{{\"block\": {}, \"shard\": \"{}/{}\", \"base_seed\": {}, \"cases\": {}, \"cycles\": {}, \
-         \"seconds\": {:.3}, \"cycles_per_second\": {:.0}, \"passed\": {}, \"coverage\": {}, \
-         \"holes\": [{}], \"mismatch\": {}}}",
-        json_str(r.block),
-        r.shard.0,
-        r.shard.1,
-        r.base_seed,
-        r.cases,
-        r.cycles,
-        r.secs,
-        r.cycles as f64 / r.secs.max(1e-9),
-        r.failure.is_none(),
-        coverage_json(&r.coverage),
-        holes.join(", "),
-        r.failure.as_deref().map_or("null".into(), mismatch_json)
-    )
+pub fn report_json(r: &FuzzReport) -> Value {
+    json!({
+        "block": r.block,
+        "shard": format!("{}/{}", r.shard.0, r.shard.1),
+        "base_seed": r.base_seed,
+        "cases": r.cases,
+        "cycles": r.cycles,
+        "seconds": (r.secs * 1000.0).round() / 1000.0,
+        "cycles_per_second": (r.cycles as f64 / r.secs.max(1e-9)).round(),
+        "passed": r.failure.is_none(),
+        "coverage": coverage_json(&r.coverage),
+        "holes": r.coverage.holes(),
+        "mismatch": r.failure.as_deref().map(mismatch_json),
+    })
 }

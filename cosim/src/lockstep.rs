@@ -1,8 +1,10 @@
 //! The lockstep runner: golden model and RTL get the same inputs every cycle
 //! and every output is compared every cycle.
 //!
-//! A run is a [`Stimulus`] (variant, configuration, cycles, seed). The runner
-//! holds reset for [`POWER_ON_RESET`] cycles, then drives the stimulus. The
+//! A run is a [`Stimulus`] (variant, configuration, seed, and its cycles
+//! written out or named by the block's traffic generator, which then yields
+//! them one at a time: memory does not grow with the run). The runner holds
+//! reset for [`POWER_ON_RESET`] cycles, then drives the stimulus. The
 //! first power-on cycle is not compared (the RTL's state is random until the
 //! first clock edge under reset, as in silicon); every later cycle is,
 //! including reset cycles (outputs under reset are those of the reset state).
@@ -15,13 +17,14 @@
 
 use crate::rtl::{Rtl, RtlError};
 use crate::wave::{MergedWave, ModelWave};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 use model::port::{format_value, get_bits, Layout};
-use model::stim::{Cycle, Stimulus};
+use model::stim::{Generator, Step, Stimulus};
 use model::{Block, Params, PortGroup};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+use testbenches::Bench;
 
 /// Reset cycles before cycle 0.
 pub const POWER_ON_RESET: u64 = 2;
@@ -37,6 +40,10 @@ pub enum Waves {
     Always,
 }
 
+/// Called now and then during a long run: cycles done, cycles in all,
+/// seconds so far.
+pub type ProgressFn = fn(u64, u64, f64);
+
 /// How to run.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -48,6 +55,16 @@ pub struct Options {
     pub context: usize,
     /// The command prefix that replays a repro file (`<prefix> <file>`).
     pub replay: String,
+    /// Threads of an untraced run: 1, or 2 (the model and the generator run
+    /// ahead on a second thread into a bounded queue of expected outputs;
+    /// this thread drives the RTL and compares). Reports, waveforms and
+    /// repro files are the same either way.
+    pub threads: usize,
+    /// Called about twice a second during a run, if set.
+    pub progress: Option<ProgressFn>,
+    /// Time allowed for shrinking a long generated run's failure to a short
+    /// written-out window.
+    pub shrink: Duration,
 }
 
 impl Default for Options {
@@ -57,6 +74,9 @@ impl Default for Options {
             waves: Waves::OnMismatch,
             context: 8,
             replay: "switchsim replay".into(),
+            threads: 1,
+            progress: None,
+            shrink: Duration::from_secs(20),
         }
     }
 }
@@ -96,6 +116,8 @@ pub struct Summary {
     pub waves: Option<WaveFiles>,
     /// Functional coverage: hits per bin, in `Block::bins()` order.
     pub coverage: Coverage,
+    /// Files that could not be written (the verdict stands).
+    pub write_errors: Vec<String>,
 }
 
 /// Functional coverage counts of a block.
@@ -189,14 +211,22 @@ pub struct Mismatch {
     pub rtl_error: Option<String>,
     /// The inputs of that cycle (`name=value`, non-zero ones).
     pub inputs: String,
-    /// The saved repro file.
+    /// The saved repro file: the run cut just after the divergence (for a
+    /// generated run, a few lines naming the generator, seed and length).
     pub repro: Option<PathBuf>,
+    /// A short written-out window that still fails, and its length in
+    /// cycles, when the shrinker found one.
+    pub short: Option<(PathBuf, u64)>,
     /// Command that replays the failure.
     pub replay: String,
     /// Waveforms.
     pub waves: Option<WaveFiles>,
+    /// What the waveforms show when it is not the run itself.
+    pub waves_of: Option<String>,
     /// A note when the traced re-run did not reproduce the same failure.
     pub note: Option<String>,
+    /// Files that could not be written (the verdict stands).
+    pub write_errors: Vec<String>,
 }
 
 impl Mismatch {
@@ -243,7 +273,15 @@ impl fmt::Display for Mismatch {
         if let Some(r) = &self.repro {
             writeln!(f, "  repro:      {}", r.display())?;
         }
-        writeln!(f, "  replay:     {}", self.replay)?;
+        if let Some((r, n)) = &self.short {
+            writeln!(f, "  shrunk:     {}  ({n} cycles from reset)", r.display())?;
+        }
+        if !self.replay.is_empty() {
+            writeln!(f, "  replay:     {}", self.replay)?;
+        }
+        if let Some(w) = &self.waves_of {
+            writeln!(f, "  waveforms of {w}:")?;
+        }
         if let Some(w) = &self.waves {
             writeln!(f, "  waveforms:  {}  (model)", w.model.display())?;
             writeln!(
@@ -260,6 +298,9 @@ impl fmt::Display for Mismatch {
         }
         if let Some(n) = &self.note {
             writeln!(f, "  note:       {n}")?;
+        }
+        for e in &self.write_errors {
+            writeln!(f, "  not written: {e}")?;
         }
         Ok(())
     }
@@ -344,19 +385,53 @@ struct Failure {
     inputs: String,
 }
 
+/// Calls `progress` about twice a second.
+struct Ticker {
+    f: Option<ProgressFn>,
+    t0: Instant,
+    last: Instant,
+    total: u64,
+}
+
+impl Ticker {
+    fn new(f: Option<ProgressFn>, total: u64) -> Self {
+        let now = Instant::now();
+        Ticker {
+            f,
+            t0: now,
+            last: now,
+            total,
+        }
+    }
+    /// Every 2^16 cycles: reports if half a second has passed.
+    #[inline]
+    fn tick(&mut self, n: u64) {
+        if n & 0xffff == 0 {
+            if let Some(f) = self.f {
+                if self.last.elapsed() >= Duration::from_millis(500) {
+                    self.last = Instant::now();
+                    f(n, self.total, self.t0.elapsed().as_secs_f64());
+                }
+            }
+        }
+    }
+}
+
 /// One pass over the stimulus. With `paths`, writes both waveforms; with
 /// `stop`, stops `stop` cycles after a mismatch (else at it).
-fn pass<B: Block>(
+fn pass<B: Bench>(
     stim: &Stimulus<B>,
     paths: Option<&WaveFiles>,
     context: usize,
     cov: &mut Coverage,
+    progress: Option<ProgressFn>,
 ) -> Result<(Option<Failure>, f64)> {
     let p = &stim.params;
     let cfg = &stim.config;
     let il = B::Inputs::layout(p);
     let ol = B::Outputs::layout(p);
     let cfg_words = cfg.to_words(p).map_err(|e| anyhow!("configuration: {e}"))?;
+    let mut src = testbenches::source(stim).map_err(|e| anyhow!(e))?;
     let mut rtl = Rtl::<B>::new(p, cfg, stim.seed, paths.map(|w| w.rtl.as_path()))?;
     let mut wave = match paths {
         Some(w) => {
@@ -370,12 +445,14 @@ fn pass<B: Block>(
     };
     let mut model = B::new(p, cfg);
     let zero_words = vec![0u32; il.words];
-    // The model's outputs, reused every cycle; and under reset.
-    let mut out = B::Outputs::zero(p);
+    // The outputs under reset; and the model's outputs, reused every cycle
+    // (they are also the generator's view of the cycle before).
     let reset_out = B::new(p, cfg).step(&B::Inputs::zero(p));
     reset_out
         .to_words(p)
         .map_err(|e| anyhow!("model output under reset: {e}"))?;
+    let mut out = reset_out.clone();
+    let mut i = B::Inputs::zero(p);
     // The packed inputs and expected outputs, filled only when tracing and
     // for a report: the comparison itself runs on the model's own outputs
     // (`eq_words`), without packing them.
@@ -383,23 +460,18 @@ fn pass<B: Block>(
     let mut exp = vec![0u32; ol.words];
     let mut state_words = vec![0u32; B::State::layout(p).words];
     let mut failure: Option<Failure> = None;
-    let mut stop_at: Option<usize> = None;
+    let mut stop_at: Option<u64> = None;
 
-    let total = POWER_ON_RESET as usize + stim.cycles.len();
+    let total = POWER_ON_RESET + stim.len();
+    let mut ticker = Ticker::new(progress, stim.len());
     let t0 = Instant::now();
     for n in 0..total {
-        if let Some(s) = stop_at {
-            if n > s {
-                break;
-            }
+        if stop_at.is_some_and(|s| n > s) {
+            break;
         }
+        ticker.tick(n);
         let k = n as i64 - POWER_ON_RESET as i64;
-        let cyc = if k < 0 {
-            &Cycle::Reset
-        } else {
-            &stim.cycles[k as usize]
-        };
-        let reset = matches!(cyc, Cycle::Reset);
+        let reset = k < 0 || src.next(&model, &out, &mut i) == Step::Reset;
         if wave.is_some() {
             model
                 .state()
@@ -407,29 +479,25 @@ fn pass<B: Block>(
                 .map_err(|e| anyhow!("model register {e}"))?;
         }
         // Drive the RTL and the model with the same inputs.
-        let expected = match cyc {
-            Cycle::Reset => {
-                rtl.inputs_mut().fill(0);
-                model = B::new(p, cfg);
-                &reset_out
-            }
-            Cycle::Drive(i) => {
-                i.pack(p, rtl.inputs_mut())
-                    .map_err(|e| anyhow!("stimulus cycle {k}: {e}"))?;
-                model.step_into(i, &mut out);
-                model.sample(i, &out, &mut cov.hits);
-                &out
-            }
-        };
+        if reset {
+            rtl.inputs_mut().fill(0);
+            model = B::new(p, cfg);
+            out.clone_from(&reset_out);
+        } else {
+            i.pack(p, rtl.inputs_mut())
+                .map_err(|e| anyhow!("stimulus cycle {k}: {e}"))?;
+            model.step_into(&i, &mut out);
+            model.sample(&i, &out, &mut cov.hits);
+        }
         let (equal, rtl_err) = match rtl.cycle(reset) {
-            Ok(act) => (expected.eq_words(p, act), None),
+            Ok(act) => (out.eq_words(p, act), None),
             Err(RtlError(e)) => (false, Some(e)),
         };
         let compared = n >= 1;
         let report = failure.is_none() && compared && !equal;
         if wave.is_some() || report {
             in_words.copy_from_slice(rtl.inputs());
-            if let Err(e) = expected.pack(p, &mut exp) {
+            if let Err(e) = out.pack(p, &mut exp) {
                 return Err(anyhow!(
                     "golden model bug at cycle {k}: output {e} (the model produced a value \
                      wider than its port)"
@@ -469,7 +537,11 @@ fn pass<B: Block>(
                     format_nonzero(&il, &in_words)
                 },
             });
-            stop_at = Some(if paths.is_some() { n + context } else { n });
+            stop_at = Some(if paths.is_some() {
+                n + context as u64
+            } else {
+                n
+            });
         }
     }
     let secs = t0.elapsed().as_secs_f64();
@@ -482,35 +554,229 @@ fn pass<B: Block>(
     Ok((failure, secs))
 }
 
+/// Cycles per batch handed from the model thread to the RTL thread.
+const BATCH: usize = 1024;
+/// Batches in flight between the two threads (the queue's bound).
+const IN_FLIGHT: usize = 4;
+
+/// A batch of cycles: packed inputs and the outputs the model expects.
+struct Batch {
+    n: usize,
+    reset: Vec<bool>,
+    inputs: Vec<u32>,
+    expected: Vec<u32>,
+}
+
+/// [`pass`] without waveforms on two threads: the generator and the model
+/// run ahead on a second thread and hand packed inputs and expected
+/// outputs over a bounded queue; this thread drives the RTL and compares.
+/// The same verdict, first divergent cycle and report as [`pass`].
+fn pass_threaded<B: Bench>(
+    stim: &Stimulus<B>,
+    cov: &mut Coverage,
+    progress: Option<ProgressFn>,
+) -> Result<(Option<Failure>, f64)> {
+    use std::sync::mpsc::{channel, sync_channel};
+    let p = &stim.params;
+    let cfg = &stim.config;
+    let il = B::Inputs::layout(p);
+    let ol = B::Outputs::layout(p);
+    let (iw, ow) = (il.words, ol.words);
+    // Fail early, on this thread, for what would fail there.
+    testbenches::source(stim).map_err(|e| anyhow!(e))?;
+    let mut rtl = Rtl::<B>::new(p, cfg, stim.seed, None)?;
+    let total = POWER_ON_RESET + stim.len();
+    let (to_rtl, from_model) = sync_channel::<Result<Batch, String>>(IN_FLIGHT);
+    let (recycle, spare) = channel::<Batch>();
+    let mut ticker = Ticker::new(progress, stim.len());
+    let t0 = Instant::now();
+    let (failure, hits) = std::thread::scope(|sc| -> Result<(Option<Failure>, Vec<u64>)> {
+        let worker = sc.spawn(move || {
+            let mut hits = vec![0u64; B::bins().len()];
+            let mut src = testbenches::source(stim).expect("checked above");
+            let mut model = B::new(p, cfg);
+            let reset_out = B::new(p, cfg).step(&B::Inputs::zero(p));
+            let mut out = reset_out.clone();
+            let mut i = B::Inputs::zero(p);
+            let mut n = 0u64;
+            while n < total {
+                let mut b = spare.try_recv().unwrap_or_else(|_| Batch {
+                    n: 0,
+                    reset: vec![false; BATCH],
+                    inputs: vec![0; BATCH * iw],
+                    expected: vec![0; BATCH * ow],
+                });
+                b.n = 0;
+                while b.n < BATCH && n < total {
+                    let j = b.n;
+                    let reset = n < POWER_ON_RESET || src.next(&model, &out, &mut i) == Step::Reset;
+                    let (ins, exp) = (
+                        &mut b.inputs[j * iw..(j + 1) * iw],
+                        &mut b.expected[j * ow..(j + 1) * ow],
+                    );
+                    if reset {
+                        ins.fill(0);
+                        model = B::new(p, cfg);
+                        out.clone_from(&reset_out);
+                    } else {
+                        if let Err(e) = i.pack(p, ins) {
+                            let k = n - POWER_ON_RESET;
+                            let _ = to_rtl.send(Err(format!("stimulus cycle {k}: {e}")));
+                            return hits;
+                        }
+                        model.step_into(&i, &mut out);
+                        model.sample(&i, &out, &mut hits);
+                    }
+                    if let Err(e) = out.pack(p, exp) {
+                        let k = n as i64 - POWER_ON_RESET as i64;
+                        let _ = to_rtl.send(Err(format!(
+                            "golden model bug at cycle {k}: output {e} (the model produced a \
+                             value wider than its port)"
+                        )));
+                        return hits;
+                    }
+                    b.reset[j] = reset;
+                    b.n += 1;
+                    n += 1;
+                }
+                if to_rtl.send(Ok(b)).is_err() {
+                    break; // the RTL side stopped at a mismatch
+                }
+            }
+            hits
+        });
+        let mut n = 0u64;
+        let mut failure = None;
+        'run: for b in from_model.iter() {
+            let b = b.map_err(|e| anyhow!(e))?;
+            for j in 0..b.n {
+                ticker.tick(n);
+                let reset = b.reset[j];
+                let ins = &b.inputs[j * iw..(j + 1) * iw];
+                let exp = &b.expected[j * ow..(j + 1) * ow];
+                rtl.inputs_mut().copy_from_slice(ins);
+                let (equal, rtl_err) = match rtl.cycle(reset) {
+                    Ok(act) => (act == exp, None),
+                    Err(RtlError(e)) => (false, Some(e)),
+                };
+                if n >= 1 && !equal {
+                    let k = n as i64 - POWER_ON_RESET as i64;
+                    failure = Some(Failure {
+                        cycle: k,
+                        diffs: if rtl_err.is_some() {
+                            vec![]
+                        } else {
+                            diff_outputs(&ol, exp, rtl.outputs())
+                        },
+                        rtl_error: rtl_err,
+                        inputs: if reset {
+                            format!("rst_ni=0 {}", format_nonzero(&il, ins))
+                        } else {
+                            format_nonzero(&il, ins)
+                        },
+                    });
+                    break 'run;
+                }
+                n += 1;
+            }
+            let _ = recycle.send(b);
+        }
+        drop(from_model);
+        let hits = worker
+            .join()
+            .map_err(|_| anyhow!("the model thread panicked"))?;
+        Ok((failure, hits))
+    })?;
+    let secs = t0.elapsed().as_secs_f64();
+    if failure.is_none() {
+        for (h, x) in cov.hits.iter_mut().zip(&hits) {
+            *h += x;
+        }
+    }
+    Ok((failure, secs))
+}
+
 /// The directory of `stim`'s waveforms and repro files under `out_dir`:
-/// `<block>-<variant>-seed<seed>`.
+/// `<block>-<variant>-seed<seed>-<id>`, where `<id>` is a checksum of the
+/// whole stimulus (configuration and cycles, or the generator and length),
+/// so that runs that differ in anything get folders of their own.
 pub fn run_dir<B: Block>(stim: &Stimulus<B>, out_dir: &Path) -> PathBuf {
+    let id = crc32fast::hash(stim.to_text().as_bytes());
     out_dir.join(format!(
-        "{}-{}-seed{}",
+        "{}-{}-seed{}-{id:08x}",
         B::NAME,
         stim.params.label(),
         stim.seed
     ))
 }
 
+/// The files a run may write into its folder; the ones a run does not
+/// write again are removed first, so nothing stale stands beside new
+/// results.
+const RUN_FILES: &[&str] = &[
+    "model.vcd",
+    "rtl.vcd",
+    "merged.vcd",
+    "merged.gtkw",
+    "repro.stim",
+    "repro-short.stim",
+    "frames.pcap",
+];
+
+/// Creates `dir` and removes what an earlier run left in it.
+pub fn fresh_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for f in RUN_FILES {
+        match std::fs::remove_file(dir.join(f)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A divergence further in than this many cycles gets no waveform of the
+/// whole run (it would be gigabytes): the waveforms are those of the short
+/// window the shrinker found, if any.
+pub const WAVE_LIMIT: u64 = 200_000;
+
 /// Runs `stim` in lockstep. `Err` only for problems that are not a
-/// mismatch: a missing variant, a stimulus that does not fit its ports, a
-/// file that cannot be written.
-pub fn run<B: Block>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
+/// mismatch: a missing variant, a stimulus that does not fit its ports or
+/// that names another generator version. A mismatch is always returned as
+/// such, even when its files cannot be written (the `note` says what was
+/// not written).
+pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
     let dir = run_dir(stim, &opts.out_dir);
     let files = WaveFiles::in_dir(&dir);
-    if opts.waves == Waves::Always {
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut write_errors: Vec<String> = Vec::new();
+    let mut traced = opts.waves == Waves::Always;
+    if traced {
+        if let Err(e) = fresh_dir(&dir) {
+            write_errors.push(format!("{}: {e}", dir.display()));
+            traced = false;
+        }
     }
-    let traced = opts.waves == Waves::Always;
     let mut coverage = Coverage::of::<B>();
-    let (fail, secs) = pass(stim, traced.then_some(&files), opts.context, &mut coverage)?;
+    let (fail, secs) = if traced {
+        pass(
+            stim,
+            Some(&files),
+            opts.context,
+            &mut coverage,
+            opts.progress,
+        )?
+    } else if opts.threads >= 2 {
+        pass_threaded(stim, &mut coverage, opts.progress)?
+    } else {
+        pass(stim, None, 0, &mut coverage, opts.progress)?
+    };
     let Some(fail) = fail else {
         return Ok(Outcome::Pass(Summary {
-            cycles: stim.cycles.len() as u64,
+            cycles: stim.len(),
             secs,
             waves: traced.then(|| files.clone()),
             coverage,
+            write_errors,
         }));
     };
 
@@ -523,65 +789,167 @@ pub fn run<B: Block>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
         rtl_error: fail.rtl_error,
         inputs: fail.inputs,
         repro: None,
+        short: None,
         replay: String::new(),
         waves: None,
+        waves_of: None,
         note: None,
+        write_errors,
     };
     if opts.waves == Waves::Never {
         return Ok(Outcome::Mismatch(Box::new(m)));
     }
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let repro = dir.join("repro.stim");
-    std::fs::write(&repro, stim.to_text())
-        .with_context(|| format!("writing {}", repro.display()))?;
-    m.replay = format!("{} {}", opts.replay, repro.display());
-    m.repro = Some(repro);
+    // The run cut just after its first divergent cycle: what regenerates it.
+    let cut = cut_after(stim, fail.cycle);
+    // A short written-out window that still fails, for a long generated run.
+    let short = (stim.generated.is_some() && fail.cycle >= 0)
+        .then(|| shrink_window(&cut, opts.shrink))
+        .flatten();
     if !traced {
-        let (again, _) = pass(stim, Some(&files), opts.context, &mut Coverage::of::<B>())?;
-        match again {
-            Some(f) if f.cycle == m.cycle => {}
-            Some(f) => {
-                m.note = Some(format!(
-                    "the traced re-run diverged at cycle {} instead: the RTL or the model is \
-                     not deterministic",
-                    f.cycle
-                ))
-            }
-            None => {
-                m.note = Some(
-                    "the traced re-run did not reproduce the mismatch: the RTL or the model is \
-                     not deterministic"
-                        .into(),
-                )
-            }
+        if let Err(e) = fresh_dir(&dir) {
+            m.write_errors.push(format!("{}: {e}", dir.display()));
         }
     }
-    m.waves = Some(files);
+    let repro = dir.join("repro.stim");
+    match std::fs::write(&repro, cut.to_text()) {
+        Ok(()) => {
+            m.replay = format!("{} {}", opts.replay, repro.display());
+            m.repro = Some(repro);
+        }
+        Err(e) => m.write_errors.push(format!("{}: {e}", repro.display())),
+    }
+    if let Some(sh) = &short {
+        let path = dir.join("repro-short.stim");
+        match std::fs::write(&path, sh.to_text()) {
+            Ok(()) => m.short = Some((path, sh.cycles.len() as u64)),
+            Err(e) => m.write_errors.push(format!("{}: {e}", path.display())),
+        }
+    }
+    if !m.write_errors.is_empty() {
+        return Ok(Outcome::Mismatch(Box::new(m)));
+    }
+    if traced {
+        m.waves = Some(files);
+        return Ok(Outcome::Mismatch(Box::new(m)));
+    }
+    // Waveforms: of the run itself up to a few cycles past the divergence,
+    // or of the short window when the divergence is too far in.
+    let (traced_stim, want) = if (fail.cycle.max(0) as u64) < WAVE_LIMIT {
+        (
+            cut_after(stim, fail.cycle + opts.context as i64),
+            Some(m.cycle),
+        )
+    } else if let Some(sh) = short {
+        m.waves_of = Some("the short window (repro-short.stim)".into());
+        (sh, None)
+    } else {
+        m.note = Some(format!(
+            "no waveforms: the divergence is {} cycles in (over {WAVE_LIMIT}) and no short \
+             window reproduces it",
+            fail.cycle
+        ));
+        return Ok(Outcome::Mismatch(Box::new(m)));
+    };
+    match pass(
+        &traced_stim,
+        Some(&files),
+        opts.context,
+        &mut Coverage::of::<B>(),
+        None,
+    ) {
+        Ok((again, _)) => {
+            match (again, want) {
+                (Some(f), Some(c)) if f.cycle == c => {}
+                (Some(_), None) => {}
+                (Some(f), Some(_)) => {
+                    m.note = Some(format!(
+                        "the traced re-run diverged at cycle {} instead: the RTL or the model \
+                         is not deterministic",
+                        f.cycle
+                    ))
+                }
+                (None, _) => {
+                    m.note = Some(
+                        "the traced re-run did not reproduce the mismatch: the RTL or the \
+                         model is not deterministic"
+                            .into(),
+                    )
+                }
+            }
+            m.waves = Some(files);
+        }
+        Err(e) => m.write_errors.push(format!("waveforms: {e:#}")),
+    }
     Ok(Outcome::Mismatch(Box::new(m)))
+}
+
+/// `stim` cut just after cycle `c` (all of it when `c` is past its end).
+pub fn cut_after<B: Block>(stim: &Stimulus<B>, c: i64) -> Stimulus<B> {
+    let keep = (c + 1).max(0) as u64;
+    let mut s = stim.clone();
+    match &mut s.generated {
+        Some(g) => g.cycles = g.cycles.min(keep),
+        None => s.cycles.truncate(keep.min(s.cycles.len() as u64) as usize),
+    }
+    s
+}
+
+/// For a run cut just after its first divergent cycle: the last W cycles
+/// written out and played from reset, for W = 256, 4096, 65536 (the first
+/// that still fails), then shrunk by [`minimize`] within `budget`. `None`
+/// when no such window fails.
+pub fn shrink_window<B: Bench>(cut: &Stimulus<B>, budget: Duration) -> Option<Stimulus<B>> {
+    let t0 = Instant::now();
+    let end = cut.len();
+    let widest = end.min(1 << 16);
+    let tail = testbenches::materialize(cut, end - widest, end).ok()?;
+    for w in [256u64, 4096, 1 << 16] {
+        let w = w.min(widest);
+        let win = Stimulus::explicit(
+            cut.params.clone(),
+            cut.config.clone(),
+            cut.seed,
+            tail[(widest - w) as usize..].to_vec(),
+        );
+        if first_mismatch(&win).is_some() {
+            return Some(minimize(&win, budget.saturating_sub(t0.elapsed())));
+        }
+        if w == widest {
+            break;
+        }
+    }
+    None
 }
 
 /// Runs `stim` without waveforms and returns the first divergent cycle, or
 /// `None` if model and RTL agree (or the run cannot start).
-pub fn first_mismatch<B: Block>(stim: &Stimulus<B>) -> Option<i64> {
+pub fn first_mismatch<B: Bench>(stim: &Stimulus<B>) -> Option<i64> {
     let mut cov = Coverage::of::<B>();
-    match pass(stim, None, 0, &mut cov) {
+    match pass(stim, None, 0, &mut cov, None) {
         Ok((Some(f), _)) => Some(f.cycle),
         _ => None,
     }
 }
 
 /// Shrinks a failing stimulus to a smaller one that still fails: cuts it
-/// after its first divergent cycle, then removes chunks of cycles (halving
-/// the chunk size down to single cycles, delta-debugging style) as long as
-/// a mismatch remains, within `budget`. Works on any block; the result is
-/// a valid stimulus (every input of every block is legal by its spec).
-pub fn minimize<B: Block>(stim: &Stimulus<B>, budget: std::time::Duration) -> Stimulus<B> {
+/// after its first divergent cycle (a generated one is first written out:
+/// the window of [`shrink_window`], or all of it when it is short), then
+/// removes chunks of cycles (halving the chunk size down to single cycles,
+/// delta-debugging style) as long as a mismatch remains, within `budget`.
+/// Works on any block; the result is a valid stimulus (every input of
+/// every block is legal by its spec).
+pub fn minimize<B: Bench>(stim: &Stimulus<B>, budget: Duration) -> Stimulus<B> {
     let t0 = Instant::now();
-    let mut best = stim.clone();
-    let Some(c) = first_mismatch(&best) else {
-        return best;
+    let Some(c) = first_mismatch(stim) else {
+        return stim.clone();
     };
-    best.cycles.truncate((c + 1).max(0) as usize);
+    let mut best = cut_after(stim, c);
+    if best.generated.is_some() {
+        match shrink_window(&best, budget) {
+            Some(s) => return s,
+            None => return best,
+        }
+    }
     let mut chunk = best.cycles.len().div_ceil(2);
     while chunk >= 1 && t0.elapsed() < budget {
         let mut i = 0;

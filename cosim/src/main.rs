@@ -69,15 +69,20 @@ enum Cmd {
         /// Seed of the traffic (and of the RTL's random initial state).
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Cycles to run.
+        /// Cycles to run (any number: the traffic is streamed, memory stays flat).
         #[arg(long, default_value_t = 100_000)]
-        cycles: usize,
+        cycles: u64,
         /// Output directory for waveforms and repro files.
         #[arg(long, default_value = "out")]
         out: PathBuf,
         /// After a passing run, write waveforms of its first N cycles (0: none).
         #[arg(long, default_value_t = 0)]
-        vcd_cycles: usize,
+        vcd_cycles: u64,
+        /// Threads: 1, 2 (the model runs ahead of the RTL on a second
+        /// thread), or `auto` (2 for runs of a million cycles or more on a
+        /// machine with two cores or more).
+        #[arg(long, default_value = "auto", value_parser = parse_threads)]
+        threads: Threads,
         /// Print a machine-readable summary (JSON) instead of text.
         #[arg(long)]
         json: bool,
@@ -96,6 +101,9 @@ enum Cmd {
         /// Cycles per case.
         #[arg(long, default_value_t = 2000)]
         cycles: usize,
+        /// Threads running cases (default: every core).
+        #[arg(long)]
+        jobs: Option<usize>,
         /// Base seed of the campaign.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -274,6 +282,47 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(v * mul))
 }
 
+/// `--threads`: a count, or chosen by the run's length.
+#[derive(Clone, Copy, Debug)]
+struct Threads(Option<usize>);
+
+fn parse_threads(s: &str) -> Result<Threads, String> {
+    match s {
+        "auto" => Ok(Threads(None)),
+        "1" => Ok(Threads(Some(1))),
+        "2" => Ok(Threads(Some(2))),
+        _ => Err(format!("`{s}`: expected 1, 2 or auto")),
+    }
+}
+
+/// The cores this machine offers.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// When the process started (for end-to-end rates).
+static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Seconds since the process started.
+fn since_start() -> f64 {
+    START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64()
+}
+
+/// The progress line of a long run, on a terminal.
+fn run_progress(done: u64, total: u64, secs: f64) {
+    let rate = done as f64 / secs.max(1e-9);
+    let eta = total.saturating_sub(done) as f64 / rate.max(1.0);
+    eprint!(
+        "\r  {done} / {total} cycles  ({:.1} %)  {:.2} M cycles/s  {eta:.0} s left   ",
+        100.0 * done as f64 / total.max(1) as f64,
+        rate / 1e6
+    );
+    let _ = std::io::stderr().flush();
+}
+
 fn parse_shard(s: &str) -> Result<(u64, u64), String> {
     let (i, n) = s
         .split_once('/')
@@ -317,6 +366,7 @@ fn opts(out: &Path, waves: Waves) -> Options {
         waves,
         context: 8,
         replay: replay_prefix(),
+        ..Options::default()
     }
 }
 
@@ -382,18 +432,14 @@ struct RunArgs<'a> {
     config: Option<&'a Path>,
     random_config: bool,
     seed: u64,
-    cycles: usize,
+    cycles: u64,
     out: &'a Path,
-    vcd_cycles: usize,
+    vcd_cycles: u64,
     json: bool,
+    threads: Option<usize>,
 }
 
-fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8>
-where
-    B::Params: 'static,
-    B::Config: 'static,
-    B::Inputs: 'static,
-{
+fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
     let (p, cfg) = match a.config {
         Some(path) => {
             let (p, c) = cosim::config::load::<B>(path)?;
@@ -406,64 +452,95 @@ where
                     );
                 }
             }
-            (p, Some(c))
+            (p, c)
         }
         None => {
             let p = variant_of::<B>(a.variant)?;
-            let c = (!a.random_config).then(|| B::default_config(&p));
+            let c = if a.random_config {
+                testbenches::random_config::<B>(&p, a.seed, false)
+            } else {
+                B::default_config(&p)
+            };
             (p, c)
         }
     };
-    let stim = testbenches::generate::<B>(&p, a.seed, a.cycles, cfg.as_ref());
-    B::check(&p, &stim.config)?;
+    B::check(&p, &cfg)?;
+    let stim = testbenches::run_of::<B>(&p, a.seed, a.cycles, Some(&cfg));
     let what = format!("{} {} seed {}", B::NAME, p.label(), a.seed);
-    let outcome = lockstep::run(&stim, &opts(a.out, Waves::OnMismatch))?;
+    let threads = a
+        .threads
+        .unwrap_or(if a.cycles >= 1_000_000 && cores() >= 2 {
+            2
+        } else {
+            1
+        });
+    let tty = std::io::stderr().is_terminal() && !a.json;
+    let o = Options {
+        threads,
+        progress: tty.then_some(run_progress as lockstep::ProgressFn),
+        ..opts(a.out, Waves::OnMismatch)
+    };
+    let outcome = lockstep::run(&stim, &o)?;
+    if tty && a.cycles >= 1 << 16 {
+        eprint!("\r{:78}\r", "");
+    }
+    let end_to_end = stim.len() as f64 / since_start().max(1e-9);
     let mut waves = None;
+    let mut not_written = Vec::new();
     if matches!(outcome, Outcome::Pass(_)) && a.vcd_cycles > 0 {
-        let mut head = stim.clone();
-        head.cycles.truncate(a.vcd_cycles);
+        // The first N cycles of a seed are the same for any length.
+        let head = testbenches::run_of::<B>(&p, a.seed, a.vcd_cycles.min(a.cycles), Some(&cfg));
         if let Outcome::Pass(s) = lockstep::run(&head, &opts(a.out, Waves::Always))? {
             waves = s.waves;
+            not_written.extend(s.write_errors);
         }
     }
-    let frames = write_frames(&stim, &lockstep::run_dir(&stim, a.out))?;
+    let frames = match write_frames(&stim, &lockstep::run_dir(&stim, a.out)) {
+        Ok(f) => f,
+        Err(e) => {
+            not_written.push(format!("{e:#}"));
+            None
+        }
+    };
+    let path = |p: Option<&Path>| p.map(|p| p.display().to_string());
     if a.json {
-        let body = match &outcome {
-            Outcome::Pass(s) => format!(
-                "{{\"block\": {}, \"variant\": {}, \"seed\": {}, \"cycles\": {}, \"seconds\": {:.3}, \
-                 \"cycles_per_second\": {:.0}, \"passed\": true, \"coverage\": {}, \"holes\": [{}], \
-                 \"merged_vcd\": {}, \"pcap\": {}}}",
-                fuzz::json_str(B::NAME),
-                fuzz::json_str(&p.label()),
-                a.seed,
-                s.cycles,
-                s.secs,
-                s.rate(),
-                fuzz::coverage_json(&s.coverage),
-                s.coverage
-                    .holes()
-                    .iter()
-                    .map(|h| fuzz::json_str(h))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                waves
-                    .as_ref()
-                    .map_or("null".into(), |w| fuzz::json_str(&w.merged.display().to_string())),
-                frames
-                    .as_ref()
-                    .map_or("null".into(), |f| fuzz::json_str(&f.0.display().to_string()))
-            ),
-            Outcome::Mismatch(m) => format!(
-                "{{\"block\": {}, \"passed\": false, \"mismatch\": {}}}",
-                fuzz::json_str(B::NAME),
-                fuzz::mismatch_json(m)
-            ),
+        let (secs, rate, coverage) = match &outcome {
+            Outcome::Pass(s) => (s.secs, s.rate(), Some(&s.coverage)),
+            Outcome::Mismatch(_) => (0.0, 0.0, None),
         };
+        let body = serde_json::json!({
+            "block": B::NAME,
+            "variant": p.label(),
+            "seed": a.seed,
+            "cycles": a.cycles,
+            "seconds": (secs * 1000.0).round() / 1000.0,
+            "cycles_per_second": rate.round(),
+            "end_to_end_cycles_per_second": end_to_end.round(),
+            "threads": threads,
+            "passed": outcome.mismatch().is_none(),
+            "coverage": coverage.map(fuzz::coverage_json),
+            "holes": coverage.map(|c| c.holes()),
+            "merged_vcd": path(waves.as_ref().map(|w: &WaveFiles| w.merged.as_path())),
+            "pcap": path(frames.as_ref().map(|f| f.0.as_path())),
+            "mismatch": outcome.mismatch().map(fuzz::mismatch_json),
+            "not_written": not_written,
+        });
         println!("{body}");
         return Ok(u8::from(outcome.mismatch().is_some()));
     }
     println!("{}", config_line::<B>(&p, &stim.config));
     let code = report(&outcome, &what);
+    if let Outcome::Pass(_) = &outcome {
+        println!(
+            "rates: lockstep loop {:.0} cycles/s, end to end {end_to_end:.0} cycles/s \
+             (process start to now, generation included; {threads} thread{})",
+            match &outcome {
+                Outcome::Pass(s) => s.rate(),
+                _ => 0.0,
+            },
+            if threads == 1 { "" } else { "s" }
+        );
+    }
     if let Some(w) = waves {
         println!(
             "waveforms of the first {} cycles:",
@@ -472,6 +549,9 @@ where
         print_waves(&w);
     }
     print_frames(&frames);
+    for e in &not_written {
+        println!("not written: {e}");
+    }
     Ok(code)
 }
 
@@ -480,6 +560,7 @@ where
 /// per ns, the power-on reset cycles included); `None` for a block without
 /// frames.
 fn write_frames<B: Bench>(stim: &Stimulus<B>, dir: &Path) -> Result<Option<(PathBuf, usize)>> {
+    let stim = &testbenches::explicit(stim).map_err(|e| anyhow!(e))?;
     let Some(frames) = B::frames(stim) else {
         return Ok(None);
     };
@@ -1074,6 +1155,7 @@ fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &Path) -> Result<u8> {
 }
 
 fn main() -> ExitCode {
+    since_start();
     let cli = Cli::parse();
     let r: Result<u8> = match cli.cmd {
         Cmd::Run {
@@ -1086,6 +1168,7 @@ fn main() -> ExitCode {
             out,
             vcd_cycles,
             json,
+            threads,
         } => (|| {
             let a = RunArgs {
                 variant: variant.as_deref(),
@@ -1096,6 +1179,7 @@ fn main() -> ExitCode {
                 out: &out,
                 vcd_cycles,
                 json,
+                threads: threads.0,
             };
             if block == "all" && (a.variant.is_some() || a.config.is_some()) {
                 bail!("--variant and --config name one block; not valid with `all`");
@@ -1116,6 +1200,7 @@ fn main() -> ExitCode {
             require_coverage,
             out,
             json,
+            jobs,
         } => (|| {
             let blocks = blocks_of(&block);
             if cases.is_none() && time.is_none() {
@@ -1134,6 +1219,7 @@ fn main() -> ExitCode {
                         out_dir: out.clone(),
                         replay: replay_prefix(),
                         shrink: Duration::from_secs(60),
+                        jobs: jobs.unwrap_or_else(cores),
                     },
                     require_coverage,
                     json,

@@ -339,7 +339,9 @@ impl<B: Block> Stimulus<B> {
                 }
                 "generator" => {
                     let (name, v) = rest.split_once(char::is_whitespace).ok_or_else(|| {
-                        err(format!("`generator {rest}`: expected `generator NAME VERSION`"))
+                        err(format!(
+                            "`generator {rest}`: expected `generator NAME VERSION`"
+                        ))
                     })?;
                     if name != B::NAME {
                         return Err(err(format!(
@@ -347,9 +349,10 @@ impl<B: Block> Stimulus<B> {
                             B::NAME
                         )));
                     }
-                    version = Some(v.trim().parse().map_err(|_| {
-                        err(format!("generator version `{v}` is not a number"))
-                    })?);
+                    version =
+                        Some(v.trim().parse().map_err(|_| {
+                            err(format!("generator version `{v}` is not a number"))
+                        })?);
                 }
                 "cycles" => {
                     declared = Some(

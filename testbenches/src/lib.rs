@@ -37,7 +37,12 @@ pub struct Scenario<B: Block> {
 }
 
 /// A block the testbench can drive.
-pub trait Bench: Block + Clone + std::fmt::Debug + 'static {
+pub trait Bench:
+    Block<Params: Send + Sync, Config: Send + Sync, Inputs: Send + Sync, Outputs: Send>
+    + Clone
+    + std::fmt::Debug
+    + 'static
+{
     /// The version of [`Bench::Gen`]: bumped whenever the cycles a seed
     /// yields change, so that a stimulus file naming an older generator is
     /// refused instead of replayed as a different run.

@@ -112,8 +112,12 @@ mod tests {
         assert_eq!(mix(1, 0), PINNED_MIX);
     }
 
-    const PINNED: [u64; 3] = [0, 0, 0];
-    const PINNED_MIX: u64 = 0;
+    const PINNED: [u64; 3] = [
+        8089978747140965633,
+        5687923198772495674,
+        15915821081677751511,
+    ];
+    const PINNED_MIX: u64 = 10451216379200822465;
 
     #[test]
     fn draws_stay_in_range_and_cover_it() {

@@ -484,6 +484,7 @@ fn reference_overdraw_example_in_cosim() {
     cycles.push(Cycle::Drive(credit(1024, 1500)));
     cycles.push(Cycle::Drive(credit(0, 0)));
     let s = Stimulus::<Credit> {
+        generated: None,
         params: p,
         config: c.clone(),
         cycles,

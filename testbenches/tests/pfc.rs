@@ -210,6 +210,7 @@ fn transmitted_frames_are_the_reference_frames() {
         directed::push_idle(&p, &mut cycles, n, x);
     }
     let stim = Stimulus::<Pfc> {
+        generated: None,
         params: p,
         config: c.clone(),
         cycles,
@@ -466,6 +467,7 @@ fn hysteresis_around_xoff_gives_one_xoff() {
     let p = PfcParams::default();
     let c = cfg(8, 20, 0, 60);
     let mut stim = Stimulus::<Pfc> {
+        generated: None,
         params: p,
         config: c.clone(),
         cycles: Vec::new(),

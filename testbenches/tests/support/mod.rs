@@ -4,7 +4,7 @@
 
 use cosim::lockstep::{self, Options, Outcome, Waves};
 use model::stim::Stimulus;
-use model::{Block, Params};
+use model::Params;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestError, TestRunner};
 use std::path::{Path, PathBuf};
@@ -29,12 +29,13 @@ fn replay_prefix() -> String {
 }
 
 /// Runs `stim` in lockstep without waveforms; `Err` describes a mismatch.
-pub fn lockstep_quiet<B: Block>(stim: &Stimulus<B>) -> Result<u64, String> {
+pub fn lockstep_quiet<B: Bench>(stim: &Stimulus<B>) -> Result<u64, String> {
     let opts = Options {
         out_dir: out_dir(),
         waves: Waves::Never,
         context: 0,
         replay: replay_prefix(),
+        ..Options::default()
     };
     match lockstep::run(stim, &opts) {
         Ok(Outcome::Pass(s)) => Ok(s.cycles),
@@ -53,12 +54,13 @@ pub fn lockstep_quiet<B: Block>(stim: &Stimulus<B>) -> Result<u64, String> {
 
 /// Runs `stim` in lockstep; on a mismatch writes the repro and waveforms
 /// and panics with the full report.
-pub fn lockstep_or_report<B: Block>(stim: &Stimulus<B>, what: &str) {
+pub fn lockstep_or_report<B: Bench>(stim: &Stimulus<B>, what: &str) {
     let opts = Options {
         out_dir: out_dir().join("tests"),
         waves: Waves::OnMismatch,
         context: 8,
         replay: replay_prefix(),
+        ..Options::default()
     };
     match lockstep::run(stim, &opts) {
         Ok(Outcome::Pass(_)) => {}
@@ -124,7 +126,7 @@ where
 }
 
 /// Replays every repro file in `testbenches/regressions/<block>/`.
-pub fn regressions<B: Block>() -> usize {
+pub fn regressions<B: Bench>() -> usize {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("regressions")
         .join(B::NAME);
