@@ -502,6 +502,24 @@ pub fn markdown(rows: &[Row], rss: &[(String, String, Option<u64>)]) -> String {
 const BEGIN: &str = "<!-- generated:begin (by switchsim; edit outside these markers) -->";
 const END: &str = "<!-- generated:end -->";
 
+/// Replaces the generated section `name` of `path` (between its own
+/// markers) with `md`, keeping everything else; creates the file or the
+/// section if needed.
+pub fn update_section(path: &Path, name: &str, md: &str) -> Result<()> {
+    let (begin, end) = (
+        format!("<!-- generated:{name}:begin (by switchsim; edit outside these markers) -->"),
+        format!("<!-- generated:{name}:end -->"),
+    );
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let new = match (old.find(&begin), old.find(&end)) {
+        (Some(a), Some(b)) if a < b => {
+            format!("{}{begin}\n{md}{end}{}", &old[..a], &old[b + end.len()..])
+        }
+        _ => format!("{old}\n{begin}\n{md}{end}\n"),
+    };
+    std::fs::write(path, new).map_err(|e| anyhow!("writing {}: {e}", path.display()))
+}
+
 /// Replaces the generated section of `path` (between the markers) with `md`,
 /// keeping everything else; creates the file if needed.
 pub fn update_file(path: &Path, md: &str) -> Result<()> {

@@ -5,6 +5,7 @@
 //!   drives one instance with one FFI call per cycle.
 //! - [`lockstep`]: model and RTL side by side, every output compared every
 //!   cycle; the first mismatch is reported with waveforms and a repro file.
+//! - [`streambench`]: the streamed-stimulus benchmarks and the soak runs.
 //! - [`wave`]: the model's waveform, in the RTL waveform's hierarchy.
 //! - [`stx`]: the STX switch system simulation around the arbiter RTL, and
 //!   its curves as CSV and PNG.
@@ -19,6 +20,7 @@ pub mod mutate;
 pub mod plot;
 pub mod rtl;
 pub mod shimgen;
+pub mod streambench;
 pub mod stx;
 pub mod wave;
 

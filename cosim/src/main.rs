@@ -160,6 +160,18 @@ enum Cmd {
         #[arg(long)]
         write: Option<PathBuf>,
     },
+    /// Soak: `run BLOCK --cycles N` for every block in a fresh process each;
+    /// fails on any mismatch; records wall time and peak memory.
+    Soak {
+        /// Blocks (default: all).
+        blocks: Vec<String>,
+        /// Cycles per block.
+        #[arg(long, default_value_t = 100_000_000)]
+        cycles: u64,
+        /// Update the soak section of this Markdown file (e.g. BENCHMARKS.md).
+        #[arg(long)]
+        write: Option<PathBuf>,
+    },
     /// Synthesise every block (default variant) with Yosys: no latches, no
     /// multiple drivers; print (and optionally record) the cell counts.
     Synth {
@@ -524,6 +536,7 @@ fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
             "pcap": path(frames.as_ref().map(|f| f.0.as_path())),
             "mismatch": outcome.mismatch().map(fuzz::mismatch_json),
             "not_written": not_written,
+            "peak_rss_kib": cosim::bench::peak_rss_kib(),
         });
         println!("{body}");
         return Ok(u8::from(outcome.mismatch().is_some()));
@@ -560,19 +573,48 @@ fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
 /// per ns, the power-on reset cycles included); `None` for a block without
 /// frames.
 fn write_frames<B: Bench>(stim: &Stimulus<B>, dir: &Path) -> Result<Option<(PathBuf, usize)>> {
-    let stim = &testbenches::explicit(stim).map_err(|e| anyhow!(e))?;
-    let Some(frames) = B::frames(stim) else {
-        return Ok(None);
-    };
-    let timed: Vec<(u64, Vec<u8>)> = frames
-        .into_iter()
-        .map(|(c, f)| (c + lockstep::POWER_ON_RESET, f))
-        .collect();
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join("frames.pcap");
-    std::fs::write(&path, testbenches::pfc::pcap_ns(&timed))
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(Some((path, timed.len())))
+    let mut pcap: Option<testbenches::pcap::PcapWriter<std::io::BufWriter<std::fs::File>>> = None;
+    let mut err: Option<std::io::Error> = None;
+    let sends = B::frames(stim, &mut |cycle, bytes| {
+        if err.is_some() {
+            return;
+        }
+        let r = (|| {
+            if pcap.is_none() {
+                std::fs::create_dir_all(dir)?;
+                let f = std::fs::File::create(&path)?;
+                pcap = Some(testbenches::pcap::PcapWriter::new(std::io::BufWriter::new(f))?);
+            }
+            let w = pcap.as_mut().expect("just opened");
+            w.frame(cycle + lockstep::POWER_ON_RESET, bytes)
+        })();
+        if let Err(e) = r {
+            err = Some(e);
+        }
+    })
+    .map_err(|e| anyhow!(e))?;
+    if let Some(e) = err {
+        bail!("{}: {e}", path.display());
+    }
+    if !sends {
+        return Ok(None);
+    }
+    let n = match pcap {
+        Some(w) => {
+            let n = w.frames();
+            w.finish()
+                .with_context(|| format!("writing {}", path.display()))?;
+            n
+        }
+        None => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            std::fs::write(&path, testbenches::pcap::to_vec(&[]))
+                .with_context(|| format!("writing {}", path.display()))?;
+            0
+        }
+    };
+    Ok(Some((path, n as usize)))
 }
 
 fn print_frames(f: &Option<(PathBuf, usize)>) {
@@ -750,12 +792,8 @@ fn bench_block<B: Bench>(
     repeat: usize,
     rows: &mut Vec<cosim::bench::Row>,
     rss: &mut Vec<(String, String, Option<u64>)>,
-) -> Result<u8>
-where
-    B::Params: 'static,
-    B::Config: 'static,
-    B::Inputs: 'static,
-{
+    streamed: &mut Vec<cosim::streambench::StreamRow>,
+) -> Result<u8> {
     let tmp = std::env::temp_dir().join(format!("switchsim-bench-{}", std::process::id()));
     for p in B::variants() {
         // Calibrate: cycles for about `seconds` of lockstep.
@@ -791,6 +829,22 @@ where
             .find_map(|l| l.strip_prefix("peak_rss_kib "))
             .and_then(|v| v.trim().parse().ok());
         rss.push((B::NAME.to_string(), p.label(), kib));
+        // Streamed stimulus: 10^6 cycles, or about 5 s of lockstep where
+        // that is fewer (the large arbiters).
+        let n = ((r.lockstep * 5.0) as u64).clamp(20_000, 1_000_000);
+        let exe = std::env::current_exe()?;
+        let sr = cosim::streambench::measure::<B>(&p, n, repeat.min(2), &exe, &tmp)?;
+        eprintln!(
+            "{} {} streamed: gen {} model {} e2e {} (loop {}) 2 threads {}",
+            sr.block,
+            sr.variant,
+            cosim::bench::rate(sr.gen),
+            cosim::bench::rate(sr.model),
+            cosim::bench::rate(sr.e2e1),
+            cosim::bench::rate(sr.loop1),
+            cosim::bench::rate(sr.loop2)
+        );
+        streamed.push(sr);
         rows.push(r);
     }
     let _ = std::fs::remove_dir_all(&tmp);
@@ -1270,19 +1324,66 @@ fn main() -> ExitCode {
             };
             let mut rows = Vec::new();
             let mut rss = Vec::new();
+            let mut streamed = Vec::new();
+            let mut fuzz_rows = Vec::new();
             for b in &names {
                 with_block!(
                     b.as_str(),
-                    bench_block(seconds, repeat, &mut rows, &mut rss)
+                    bench_block(seconds, repeat, &mut rows, &mut rss, &mut streamed)
                 )?;
+                let tmp = std::env::temp_dir().join(format!("switchsim-fuzz-{}", std::process::id()));
+                let exe = std::env::current_exe()?;
+                let cases = 200;
+                let j1 = cosim::streambench::fuzz_rate(&exe, b, cases, 1, &tmp)?;
+                let j2 = cosim::streambench::fuzz_rate(&exe, b, cases, 2, &tmp)?;
+                eprintln!("{b} fuzz: jobs 1 {j1:.0}, jobs 2 {j2:.0} cycles/s");
+                fuzz_rows.push((b.clone(), cases, j1, j2));
+                let _ = std::fs::remove_dir_all(&tmp);
             }
             let md = cosim::bench::markdown(&rows, &rss);
-            print!("{md}");
+            let md2 = cosim::streambench::markdown(&streamed, &fuzz_rows);
+            print!("{md}\n{md2}");
             if let Some(path) = write {
                 cosim::bench::update_file(&path, &md)?;
+                cosim::bench::update_section(&path, "streamed", &md2)?;
                 println!("updated {}", path.display());
             }
             Ok(0)
+        })(),
+        Cmd::Soak {
+            blocks,
+            cycles,
+            write,
+        } => (|| {
+            let names: Vec<String> = if blocks.is_empty() {
+                BLOCKS.iter().map(|s| s.to_string()).collect()
+            } else {
+                blocks
+            };
+            let exe = std::env::current_exe()?;
+            let tmp = PathBuf::from("out/soak");
+            let mut runs = Vec::new();
+            for b in &names {
+                eprintln!("soak: {b}, {cycles} cycles ...");
+                let r = cosim::streambench::soak(&exe, b, cycles, &tmp)?;
+                eprintln!(
+                    "  {} in {:.1} s, peak RSS {}",
+                    if r.passed { "PASS" } else { "FAIL" },
+                    r.secs,
+                    r.rss_kib.map_or("?".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+                );
+                if !r.passed {
+                    println!("{}", r.what);
+                }
+                runs.push(r);
+            }
+            let md = cosim::streambench::soak_markdown(&runs);
+            print!("{md}");
+            if let Some(path) = write {
+                cosim::bench::update_section(&path, "soak", &md)?;
+                println!("updated {}", path.display());
+            }
+            Ok(u8::from(runs.iter().any(|r| !r.passed)))
         })(),
         Cmd::Synth { blocks, write } => (|| {
             let names: Vec<String> = if blocks.is_empty() {

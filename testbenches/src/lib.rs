@@ -12,6 +12,7 @@
 //! are a pure function of them, and a failure is then shrunk further over
 //! its concrete cycles (`cosim::lockstep::minimize`).
 
+pub mod pcap;
 pub mod rng;
 
 pub mod arbiter;
@@ -56,11 +57,12 @@ pub trait Bench:
     fn scenarios() -> Vec<Scenario<Self>> {
         Vec::new()
     }
-    /// The Ethernet frames the block transmits on `stim` (golden model),
-    /// each with the cycle of its first beat; `None` for a block that sends
-    /// no frames. Written as pcap next to the waveforms.
-    fn frames(_stim: &Stimulus<Self>) -> Option<Vec<(u64, Vec<u8>)>> {
-        None
+    /// Hands the Ethernet frames the block transmits on `stim` (golden
+    /// model) to `sink` as they complete, each with the cycle of its first
+    /// beat (constant memory, for a run of any length); `false` for a block
+    /// that sends no frames. Written as pcap next to the waveforms.
+    fn frames(_stim: &Stimulus<Self>, _sink: &mut dyn FnMut(u64, &[u8])) -> Result<bool, String> {
+        Ok(false)
     }
     /// Configurations over the legal ranges, edges included (mostly legal;
     /// with `illegal`, some the configuration check rejects).

@@ -823,15 +823,31 @@ impl Generator<Pfc> for PfcGen {
 mod gen_tests;
 
 impl Bench for Pfc {
-    fn frames(stim: &Stimulus<Pfc>) -> Option<Vec<(u64, Vec<u8>)>> {
-        let outs = directed::outputs(stim);
-        let frames = collect_frames(outs.iter().map(|o| o.as_ref()));
-        Some(
-            frames
-                .into_iter()
-                .map(|f| (f.first as u64, f.bytes))
-                .collect(),
-        )
+    fn frames(stim: &Stimulus<Pfc>, sink: &mut dyn FnMut(u64, &[u8])) -> Result<bool, String> {
+        let (p, cfg) = (&stim.params, &stim.config);
+        let mut src = crate::source(stim)?;
+        let mut m = Pfc::new(p, cfg);
+        let reset_out = Pfc::new(p, cfg).step(&PfcInputs::zero(p));
+        let mut o = reset_out.clone();
+        let mut i = PfcInputs::zero(p);
+        let mut a = FrameAssembler::default();
+        for t in 0..stim.len() as usize {
+            let f = match src.next(&m, &o, &mut i) {
+                Step::Reset => {
+                    m = Pfc::new(p, cfg);
+                    o.clone_from(&reset_out);
+                    a.push(t, None)
+                }
+                Step::Drive => {
+                    m.step_into(&i, &mut o);
+                    a.push(t, Some(&o))
+                }
+            };
+            if let Some(f) = f {
+                sink(f.first as u64, &f.bytes);
+            }
+        }
+        Ok(true)
     }
 
     fn scenarios() -> Vec<crate::Scenario<Pfc>> {
@@ -884,20 +900,25 @@ pub struct TxFrame {
     pub bytes: Vec<u8>,
 }
 
-/// Collects frames from a transmit stream, one output per cycle (`None` for
-/// a reset cycle, which drops a frame half-way through).
-pub fn collect_frames<'a>(outs: impl IntoIterator<Item = Option<&'a PfcOutputs>>) -> Vec<TxFrame> {
-    let mut v = Vec::new();
-    let mut cur: Option<TxFrame> = None;
-    for (t, o) in outs.into_iter().enumerate() {
+/// Assembles frames from a transmit stream one cycle at a time (constant
+/// memory: only the frame half-way through is held).
+#[derive(Clone, Debug, Default)]
+pub struct FrameAssembler {
+    cur: Option<TxFrame>,
+}
+
+impl FrameAssembler {
+    /// The output of cycle `t` (`None` for a reset cycle, which drops a
+    /// frame half-way through); the frame whose last beat this was, if any.
+    pub fn push(&mut self, t: usize, o: Option<&PfcOutputs>) -> Option<TxFrame> {
         let Some(o) = o else {
-            cur = None;
-            continue;
+            self.cur = None;
+            return None;
         };
         if !o.tx_valid_o {
-            continue;
+            return None;
         }
-        let f = cur.get_or_insert_with(|| TxFrame {
+        let f = self.cur.get_or_insert_with(|| TxFrame {
             first: t,
             last: t,
             bytes: Vec::new(),
@@ -911,10 +932,20 @@ pub fn collect_frames<'a>(outs: impl IntoIterator<Item = Option<&'a PfcOutputs>>
             .extend((0..n).map(|j| (o.tx_data_o >> (8 * j)) as u8));
         if o.tx_last_o {
             f.last = t;
-            v.push(cur.take().unwrap());
+            return self.cur.take();
         }
+        None
     }
-    v
+}
+
+/// Collects frames from a transmit stream, one output per cycle (`None` for
+/// a reset cycle, which drops a frame half-way through).
+pub fn collect_frames<'a>(outs: impl IntoIterator<Item = Option<&'a PfcOutputs>>) -> Vec<TxFrame> {
+    let mut a = FrameAssembler::default();
+    outs.into_iter()
+        .enumerate()
+        .filter_map(|(t, o)| a.push(t, o))
+        .collect()
 }
 
 /// What a loopback run saw.
@@ -1198,22 +1229,7 @@ pub fn pcap(frames: &[Vec<u8>]) -> Vec<u8> {
 /// waveforms run at one cycle per nanosecond, so a frame whose first beat
 /// is at cycle `c` is stamped `c` ns and lines up with the VCD.
 pub fn pcap_ns(frames: &[(u64, Vec<u8>)]) -> Vec<u8> {
-    let mut v = Vec::new();
-    v.extend(0xa1b2_3c4du32.to_le_bytes());
-    v.extend(2u16.to_le_bytes());
-    v.extend(4u16.to_le_bytes());
-    v.extend(0i32.to_le_bytes());
-    v.extend(0u32.to_le_bytes());
-    v.extend(65535u32.to_le_bytes());
-    v.extend(1u32.to_le_bytes());
-    for (ns, f) in frames {
-        v.extend(((ns / 1_000_000_000) as u32).to_le_bytes());
-        v.extend(((ns % 1_000_000_000) as u32).to_le_bytes());
-        v.extend((f.len() as u32).to_le_bytes());
-        v.extend((f.len() as u32).to_le_bytes());
-        v.extend(f);
-    }
-    v
+    crate::pcap::to_vec(frames)
 }
 
 // ---------------------------------------------------------------------------
