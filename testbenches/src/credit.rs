@@ -182,13 +182,16 @@ impl Fabric {
             assert!(len > 0);
             self.voq[v].push_back(len);
         }
-        // Announcements of the transitions, `da` cycles later.
+        // Announcements of the transitions, `da` cycles later; the heads of
+        // line.
         for v in 0..p.voqs() {
-            let ne = !self.voq[v].is_empty();
+            let head = self.voq[v].front().copied();
+            let ne = head.is_some();
             if ne != self.status[v] {
                 self.ann.push_back((t + self.lp.da, v, ne));
                 self.status[v] = ne;
             }
+            inp.hol_len_i[v] = head.unwrap_or(0);
         }
         while self.ann.front().is_some_and(|a| a.0 <= t) {
             let (_, v, bl) = self.ann.pop_front().unwrap();
@@ -197,9 +200,6 @@ impl Fabric {
             } else {
                 inp.ann_mt_i[v] = true;
             }
-        }
-        for v in 0..p.voqs() {
-            inp.hol_len_i[v] = self.voq[v].front().copied().unwrap_or(0);
         }
         while self.crd.front().is_some_and(|c| c.0 <= t) {
             let (_, e, i, b) = self.crd.pop_front().unwrap();
