@@ -5,11 +5,10 @@
 //! N and 127 (never a collision); 1 and 8 iterations; STX off; crossbar
 //! delays 0, 1 and 127.
 //!
-//! Traffic comes in phases, each with its own pattern, request and SRQ
-//! rates and hot outputs. The patterns are drawn by proptest; the cycles of
-//! a phase are expanded from a drawn seed by a small PRNG (so that a run of
-//! 64 ports x 1500 cycles is cheap to generate; the lockstep harness shrinks
-//! the concrete cycles of a failure). Patterns:
+//! Traffic is generated one cycle at a time ([`ArbiterGen`]) and comes in
+//! phases, each with its own pattern, request and SRQ rates and hot
+//! outputs, drawn when the previous phase ends (the lockstep harness
+//! shrinks the concrete cycles of a failure). Patterns:
 //! - `Uniform`: requests and SRQs to uniformly random outputs;
 //! - `HotSpot`: most requests and SRQs to 1..=3 hot outputs (heavy STX
 //!   collisions; request counters of the hot VOQs climb to saturation);
@@ -21,13 +20,13 @@
 //!   (long iSLIP chains: at N = 64 iterations 7 and 8 produce matches);
 //! - `Idle`.
 
-use crate::Bench;
+use crate::{rng, Bench};
 use arbitrary_int::{u4, u7};
-use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterParams, MAX_ITER};
-use model::stim::Cycle;
-use model::PortGroup;
+use model::arbiter::{
+    Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams, MAX_ITER,
+};
+use model::stim::{Cycle, Generator, Step};
 use proptest::prelude::*;
-use std::ops::RangeInclusive;
 
 /// A traffic pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,43 +50,14 @@ pub enum Pattern {
 pub struct Phase {
     /// The pattern.
     pub pattern: Pattern,
-    /// Relative length.
-    pub weight: u32,
+    /// Cycles (left, in the generator).
+    pub len: u32,
     /// Request probability per input and slot, percent.
     pub p_req: u32,
     /// SRQ probability per input and slot, percent.
     pub p_spec: u32,
     /// Hot outputs.
     pub hot: Vec<usize>,
-    /// Seed of the cycle expansion.
-    pub seed: u64,
-}
-
-/// SplitMix64: a tiny deterministic PRNG for the cycle expansion.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from `seed`.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-    /// True with probability `pct` percent.
-    pub fn pct(&mut self, pct: u32) -> bool {
-        self.next_u64() % 100 < pct as u64
-    }
 }
 
 /// Configurations for variant `p`.
@@ -138,125 +108,175 @@ pub fn config_strategy(p: &ArbiterParams, illegal: bool) -> BoxedStrategy<Arbite
         .boxed()
 }
 
-fn phase_strategy(n: usize) -> impl Strategy<Value = Phase> {
-    let pattern = prop_oneof![
-        3 => Just(Pattern::Uniform),
-        4 => Just(Pattern::HotSpot),
-        2 => Just(Pattern::Backlog),
-        2 => Just(Pattern::Burst),
-        1 => Just(Pattern::Triangle),
-        1 => Just(Pattern::Idle),
-    ];
-    let rate = prop_oneof![1 => Just(100u32), 1 => Just(0u32), 4 => 0u32..=100];
-    (
-        pattern,
-        1u32..=8,
-        rate.clone(),
-        rate,
-        proptest::collection::vec(0..n, 1..=3),
-        any::<u64>(),
-    )
-        .prop_map(|(pattern, weight, p_req, p_spec, hot, seed)| Phase {
-            pattern,
-            weight,
-            p_req,
-            p_spec,
-            hot,
-            seed,
-        })
+/// True with probability `pct` percent (no draw for 0 and 100).
+#[inline]
+fn pct(r: &mut rng::Rng, pct: u32) -> bool {
+    match pct {
+        0 => false,
+        100.. => true,
+        _ => r.below(100) < pct as u64,
+    }
 }
 
-/// Expands `phases` into `total` concrete cycles for `N = p.n`.
-pub fn expand(p: &ArbiterParams, phases: &[Phase], total: usize) -> Vec<Cycle<ArbiterInputs>> {
-    let n = p.n;
-    let weight: u32 = phases.iter().map(|ph| ph.weight).sum::<u32>().max(1);
-    let mut out = Vec::with_capacity(total);
-    let mut seq = vec![0u16; n];
-    let mut burst: Vec<(usize, u32)> = vec![(0, 0); n];
-    let mut left = total;
-    for (k, ph) in phases.iter().enumerate() {
-        let len = if k + 1 == phases.len() {
-            left
-        } else {
-            (total * ph.weight as usize / weight as usize).min(left)
-        };
-        left -= len;
-        let mut rng = Rng::new(ph.seed);
-        let t0 = out.len();
-        for t in 0..len {
-            if rng.below(2000) == 0 {
-                out.push(Cycle::Reset);
-                continue;
-            }
-            let mut i = ArbiterInputs::zero(p);
-            for inp in 0..n {
-                let hot = ph.hot[rng.below(ph.hot.len())] % n;
-                let pick = |rng: &mut Rng| -> usize {
-                    match ph.pattern {
-                        Pattern::Uniform | Pattern::Idle | Pattern::Backlog => rng.below(n),
-                        Pattern::HotSpot => {
-                            if rng.pct(80) {
-                                hot
-                            } else {
-                                rng.below(n)
-                            }
-                        }
-                        Pattern::Burst => hot,
-                        Pattern::Triangle => inp + (t0 + t) % (n - inp),
-                    }
-                };
-                let req = match ph.pattern {
-                    Pattern::Idle => None,
-                    Pattern::Backlog => Some((t0 + t + inp * 3) % n),
-                    Pattern::Burst => {
-                        if burst[inp].1 == 0 {
-                            let tgt = if rng.pct(60) { hot } else { rng.below(n) };
-                            burst[inp] = (tgt, 1 + rng.below(32) as u32);
-                        }
-                        burst[inp].1 -= 1;
-                        rng.pct(ph.p_req).then_some(burst[inp].0)
-                    }
-                    _ => rng.pct(ph.p_req).then(|| pick(&mut rng)),
-                };
-                if let Some(j) = req {
-                    i.request(inp, j);
-                }
-                if ph.pattern != Pattern::Idle && rng.pct(ph.p_spec) {
-                    let j = if ph.pattern == Pattern::Burst {
-                        burst[inp].0
-                    } else {
-                        pick(&mut rng)
-                    };
-                    // Mostly consecutive sequence numbers, sometimes any.
-                    let s = if rng.pct(90) {
-                        seq[inp] = seq[inp].wrapping_add(1);
-                        seq[inp]
-                    } else {
-                        rng.next_u64() as u16
-                    };
-                    i.speculate(inp, j, s);
-                }
-            }
-            out.push(Cycle::Drive(i));
+/// Sets every input to zero, in place (the derived `clone_from` of the
+/// inputs would allocate every vector anew). The pattern names every field:
+/// a new port does not compile until it is cleared here.
+fn clear(i: &mut ArbiterInputs) {
+    let ArbiterInputs {
+        req_valid_i,
+        req_out_i,
+        spec_valid_i,
+        spec_out_i,
+        spec_seq_i,
+    } = i;
+    req_valid_i.fill(false);
+    req_out_i.fill(0);
+    spec_valid_i.fill(false);
+    spec_out_i.fill(0);
+    spec_seq_i.fill(0);
+}
+
+/// The arbiter's traffic, one cycle at a time.
+///
+/// Phases of 40 to 359 cycles (200 on average, as the whole-run strategy
+/// gave a default run of 1000 to 1500 cycles in 6 phases), each drawn when
+/// the previous one ends: a [`Pattern`] (weights: uniform 3, hot spot 4,
+/// backlog 2, burst 2, triangle 1, idle 1), request and SRQ rates per input
+/// and slot (100% or 0% 1 time in 6 each, else 0..=100%) and one to three
+/// hot outputs. One reset in about 2000 cycles. Open loop: the traffic does
+/// not look at the model.
+pub struct ArbiterGen {
+    p: ArbiterParams,
+    rng: rng::Rng,
+    /// Cycles since the start (resets included): the slot of the rotating
+    /// patterns.
+    t: u64,
+    /// The current phase (`len`: the cycles left in it).
+    ph: Phase,
+    /// Last sequence number per input.
+    seq: Vec<u16>,
+    /// Current burst per input: (output, requests left).
+    burst: Vec<(usize, u32)>,
+}
+
+impl ArbiterGen {
+    /// The generator for variant `p` from `seed` (the configuration does not
+    /// shape the traffic).
+    pub fn new(p: &ArbiterParams, _cfg: &ArbiterConfig, seed: u64) -> Self {
+        ArbiterGen {
+            p: *p,
+            rng: rng::Rng::new(seed, 0x617262),
+            t: 0,
+            ph: Phase {
+                pattern: Pattern::Idle,
+                len: 0,
+                p_req: 0,
+                p_spec: 0,
+                hot: Vec::with_capacity(3),
+            },
+            seq: vec![0; p.n],
+            burst: vec![(0, 0); p.n],
         }
     }
-    out
+
+    /// The current phase.
+    pub fn phase(&self) -> &Phase {
+        &self.ph
+    }
+
+    fn new_phase(&mut self) {
+        let r = &mut self.rng;
+        let n = self.p.n as u64;
+        let ph = &mut self.ph;
+        ph.pattern = [
+            Pattern::Uniform,
+            Pattern::HotSpot,
+            Pattern::Backlog,
+            Pattern::Burst,
+            Pattern::Triangle,
+            Pattern::Idle,
+        ][r.weighted(&[3, 4, 2, 2, 1, 1])];
+        ph.len = (r.range(1, 8) * 40 + r.below(40)) as u32;
+        let rate = |r: &mut rng::Rng| match r.weighted(&[1, 1, 4]) {
+            0 => 100,
+            1 => 0,
+            _ => r.range(0, 100) as u32,
+        };
+        ph.p_req = rate(r);
+        ph.p_spec = rate(r);
+        ph.hot.clear();
+        for _ in 0..r.range(1, 3) {
+            ph.hot.push(r.below(n) as usize);
+        }
+    }
 }
 
-/// Runs of cycles for configuration `cfg`.
-pub fn cycles_strategy(
-    p: &ArbiterParams,
-    _cfg: &ArbiterConfig,
-    len: RangeInclusive<usize>,
-) -> BoxedStrategy<Vec<Cycle<ArbiterInputs>>> {
-    let p = *p;
-    let n_phases = (*len.start() / 150).clamp(1, 10);
-    (
-        len,
-        proptest::collection::vec(phase_strategy(p.n), n_phases..=n_phases),
-    )
-        .prop_map(move |(total, phases)| expand(&p, &phases, total))
-        .boxed()
+impl Generator<Arbiter> for ArbiterGen {
+    fn next(&mut self, _: &Arbiter, _: &ArbiterOutputs, i: &mut ArbiterInputs) -> Step {
+        if self.ph.len == 0 {
+            self.new_phase();
+        }
+        self.ph.len -= 1;
+        let t = self.t as usize;
+        self.t += 1;
+        let n = self.p.n;
+        let r = &mut self.rng;
+        let ph = &self.ph;
+        if r.below(2000) == 0 {
+            return Step::Reset;
+        }
+        clear(i);
+        if ph.pattern == Pattern::Idle {
+            return Step::Drive;
+        }
+        // One of the hot outputs, drawn only where the pattern uses it.
+        let hot = |r: &mut rng::Rng| ph.hot[r.below(ph.hot.len() as u64) as usize] % n;
+        for inp in 0..n {
+            let pick = |r: &mut rng::Rng| -> usize {
+                match ph.pattern {
+                    Pattern::HotSpot if pct(r, 80) => hot(r),
+                    Pattern::Triangle => inp + t % (n - inp),
+                    _ => r.below(n as u64) as usize,
+                }
+            };
+            let req = match ph.pattern {
+                Pattern::Backlog => Some((t + inp * 3) % n),
+                Pattern::Burst => {
+                    let b = &mut self.burst[inp];
+                    if b.1 == 0 {
+                        let tgt = if pct(r, 60) {
+                            hot(r)
+                        } else {
+                            r.below(n as u64) as usize
+                        };
+                        *b = (tgt, 1 + r.below(32) as u32);
+                    }
+                    b.1 -= 1;
+                    pct(r, ph.p_req).then_some(b.0)
+                }
+                _ => pct(r, ph.p_req).then(|| pick(r)),
+            };
+            if let Some(j) = req {
+                i.request(inp, j);
+            }
+            if pct(r, ph.p_spec) {
+                let j = if ph.pattern == Pattern::Burst {
+                    self.burst[inp].0
+                } else {
+                    pick(r)
+                };
+                // Mostly consecutive sequence numbers, sometimes any.
+                let s = if pct(r, 90) {
+                    self.seq[inp] = self.seq[inp].wrapping_add(1);
+                    self.seq[inp]
+                } else {
+                    r.u64() as u16
+                };
+                i.speculate(inp, j, s);
+            }
+        }
+        Step::Drive
+    }
 }
 
 impl Bench for Arbiter {
@@ -298,10 +318,10 @@ impl Bench for Arbiter {
     fn config_strategy(p: &ArbiterParams, illegal: bool) -> BoxedStrategy<ArbiterConfig> {
         config_strategy(p, illegal)
     }
-    const GENERATOR_VERSION: u32 = 1;
-    type Gen = crate::LegacyGen<Arbiter>;
-    fn generator(p: &ArbiterParams, cfg: &ArbiterConfig, seed: u64) -> Self::Gen {
-        crate::LegacyGen::new(p, cfg, seed, cycles_strategy)
+    const GENERATOR_VERSION: u32 = 2;
+    type Gen = ArbiterGen;
+    fn generator(p: &ArbiterParams, cfg: &ArbiterConfig, seed: u64) -> ArbiterGen {
+        ArbiterGen::new(p, cfg, seed)
     }
 }
 
@@ -429,5 +449,86 @@ pub mod scenario {
             cycles,
             seed: 0xc011,
         }
+    }
+}
+
+#[cfg(test)]
+mod gen_tests {
+    use super::*;
+    use crate::gen_check;
+    use model::{Block, PortGroup};
+
+    #[test]
+    fn generator_is_deterministic() {
+        for seed in [1, 7, 0xdead_beef] {
+            gen_check::deterministic::<Arbiter>(seed, 2000);
+        }
+        gen_check::writes_every_field::<Arbiter>(5, 5000);
+    }
+
+    #[test]
+    fn generator_prefix_is_stable() {
+        for seed in [3, 11] {
+            gen_check::prefix_stable::<Arbiter>(seed, 500, 3000);
+        }
+    }
+
+    /// Over a few seeds and 20 000 cycles per variant, the traffic reaches
+    /// every coverage bin the whole-run strategy reached (all but the
+    /// configuration error, which legal configurations never raise):
+    /// matches in every iSLIP iteration, full matchings, ACKs, STX
+    /// collisions of every kind, saturated counters and dropped requests;
+    /// and resets.
+    #[test]
+    fn traffic_exercises_the_block() {
+        let (mut grants, mut acks, mut srqs, mut drops) = (0u64, 0u64, 0u64, 0u64);
+        let (hits, resets) =
+            gen_check::exercise::<Arbiter>(&[1, 2, 3, 4, 5, 6], 20_000, |_, i, o| {
+                grants += o.matching_size() as u64;
+                acks += o.ack_valid_o.iter().filter(|&&v| v).count() as u64;
+                srqs += i.spec_valid_i.iter().filter(|&&v| v).count() as u64;
+                drops += o.req_drop_o.iter().filter(|&&v| v).count() as u64;
+            });
+        assert!(grants > 1000, "{grants} grants");
+        assert!(srqs > 1000, "{srqs} speculative requests");
+        assert!(acks > 1000, "{acks} ACKs");
+        assert!(acks < srqs, "every SRQ acknowledged: no collision");
+        assert!(drops > 0, "no request dropped");
+        assert!(resets > 0, "no reset");
+        let missed = gen_check::missed::<Arbiter>(&hits, &["config_error"]);
+        assert!(missed.is_empty(), "bins never hit: {missed:?}");
+    }
+
+    /// Phases end and new ones are drawn, every pattern among them; each
+    /// phase's length is within its range.
+    #[test]
+    fn phases_follow_one_another() {
+        let p = Arbiter::variants()[1];
+        let cfg = Arbiter::default_config(&p);
+        let mut g = ArbiterGen::new(&p, &cfg, 5);
+        let m = Arbiter::new(&p, &cfg);
+        let last = ArbiterOutputs::zero(&p);
+        let mut i = ArbiterInputs::zero(&p);
+        let (mut phases, mut patterns) = (0, Vec::new());
+        for _ in 0..20_000 {
+            let before = g.phase().len;
+            g.next(&m, &last, &mut i);
+            if g.phase().len >= before {
+                phases += 1;
+                assert!((39..359).contains(&g.phase().len), "{:?}", g.phase());
+                if !patterns.contains(&g.phase().pattern) {
+                    patterns.push(g.phase().pattern);
+                }
+            }
+        }
+        assert!(phases > 20_000 / 360, "{phases} phases");
+        assert_eq!(patterns.len(), 6, "{patterns:?}");
+    }
+
+    /// `cargo test --release -p testbenches --lib -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn generator_speed() {
+        gen_check::speed::<Arbiter>(1_000_000);
     }
 }

@@ -20,6 +20,9 @@ pub mod credit;
 pub mod mmu;
 pub mod pfc;
 
+#[cfg(test)]
+mod gen_check;
+
 use model::stim::{Cycle, Generated, Generator, Step, Stimulus};
 use model::{Block, PortGroup};
 use proptest::prelude::*;
