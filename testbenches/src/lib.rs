@@ -173,63 +173,6 @@ pub fn explicit<B: Bench>(stim: &Stimulus<B>) -> Result<Stimulus<B>, String> {
     })
 }
 
-/// TEMPORARY (while the generators are being ported): the old whole-run
-/// proptest strategy, drawn in chunks of 2000 cycles.
-pub struct LegacyGen<B: Bench> {
-    p: B::Params,
-    cfg: B::Config,
-    seed: u64,
-    chunk: Vec<Cycle<B::Inputs>>,
-    k: usize,
-    n: u64,
-    f: LegacyFn<B>,
-}
-
-/// The old strategy function.
-pub type LegacyFn<B> = fn(
-    &<B as Block>::Params,
-    &<B as Block>::Config,
-    RangeInclusive<usize>,
-) -> BoxedStrategy<Vec<Cycle<<B as Block>::Inputs>>>;
-
-impl<B: Bench> LegacyGen<B> {
-    /// A legacy generator.
-    pub fn new(p: &B::Params, cfg: &B::Config, seed: u64, f: LegacyFn<B>) -> Self {
-        LegacyGen {
-            p: p.clone(),
-            cfg: cfg.clone(),
-            seed,
-            chunk: Vec::new(),
-            k: 0,
-            n: 0,
-            f,
-        }
-    }
-}
-
-impl<B: Bench> Generator<B> for LegacyGen<B> {
-    fn next(&mut self, _: &B, _: &B::Outputs, i: &mut B::Inputs) -> Step {
-        if self.k == self.chunk.len() {
-            let mut r = seeded_runner(rng::mix(self.seed, self.n));
-            self.n += 1;
-            self.chunk = (self.f)(&self.p, &self.cfg, 2000..=2000)
-                .new_tree(&mut r)
-                .unwrap()
-                .current();
-            self.k = 0;
-        }
-        let c = &self.chunk[self.k];
-        self.k += 1;
-        match c {
-            Cycle::Reset => Step::Reset,
-            Cycle::Drive(x) => {
-                i.clone_from(x);
-                Step::Drive
-            }
-        }
-    }
-}
-
 /// Default number of cycles per generated case.
 pub const DEFAULT_CYCLES: RangeInclusive<usize> = 1000..=1500;
 
