@@ -190,7 +190,7 @@ enum Cmd {
     /// Simulate the OSMOSIS switch with and without speculative transmission
     /// (seed 004) over a range of loads, around the arbiter model (or RTL),
     /// and write the measured figures beside the analytic model to CSV, and
-    /// plotted to a PNG beside it (same name, `.png`).
+    /// plotted beside it as SVG and PNG (same name, `.svg` and `.png`).
     Sweep {
         /// Ports.
         #[arg(long, default_value_t = 64)]
@@ -230,10 +230,12 @@ enum Cmd {
         /// Worker threads.
         #[arg(long, default_value_t = 1)]
         jobs: usize,
-        /// Output CSV file; the plot goes beside it, with extension `.png`.
+        /// Output CSV file; the plots go beside it, with extensions `.svg` and
+        /// `.png`.
         #[arg(long, default_value = "out/stx_sweep.csv")]
         out: PathBuf,
-        /// Simulate nothing: plot an existing sweep CSV to a PNG beside it.
+        /// Simulate nothing: plot an existing sweep CSV to an SVG and a PNG
+        /// beside it.
         #[arg(
             long,
             value_name = "CSV",
@@ -977,39 +979,43 @@ fn blocks_of(name: &str) -> Vec<&str> {
     }
 }
 
-/// The plot of the sweep CSV `csv`: beside it, with extension `.png`.
-fn sweep_plot_path(csv: &Path) -> Result<PathBuf> {
-    let png = csv.with_extension("png");
-    if png == csv {
+/// The plots of the sweep CSV `csv`: beside it, with extensions `.svg`
+/// and `.png`.
+fn sweep_plot_paths(csv: &Path) -> Result<[PathBuf; 2]> {
+    let paths = ["svg", "png"].map(|ext| csv.with_extension(ext));
+    if paths.iter().any(|p| p == csv) {
         bail!(
-            "{}: the sweep CSV cannot have the extension .png, which its plot takes",
+            "{}: the sweep CSV cannot have the extension .svg or .png, which its plots take",
             csv.display()
         );
     }
-    Ok(png)
+    Ok(paths)
 }
 
-/// Plots the sweep CSV `text` (read from `csv`) to `png`.
-fn write_sweep_plot(text: &str, csv: &Path, png: &Path) -> Result<()> {
+/// Plots the sweep CSV `text` (read from `csv`) to `svg` and `png`.
+fn write_sweep_plot(text: &str, csv: &Path, [svg, png]: &[PathBuf; 2]) -> Result<()> {
     let rows = cosim::stx::parse_sweep_csv(text, csv)?;
-    std::fs::write(png, cosim::stx::sweep_png(&rows))
-        .with_context(|| format!("writing {}", png.display()))?;
-    println!("wrote {}", png.display());
-    Ok(())
+    let write = |path: &Path, bytes: &[u8]| {
+        std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {}", path.display());
+        Ok::<_, anyhow::Error>(())
+    };
+    write(svg, cosim::stx::sweep_svg(&rows)?.as_bytes())?;
+    write(png, &cosim::stx::sweep_png(&rows)?)
 }
 
 /// `sweep --plot-only`: plots an existing sweep CSV.
 fn cmd_sweep_plot(csv: &Path) -> Result<u8> {
-    let png = sweep_plot_path(csv)?;
+    let plots = sweep_plot_paths(csv)?;
     let text =
         std::fs::read_to_string(csv).with_context(|| format!("reading {}", csv.display()))?;
-    write_sweep_plot(&text, csv, &png)?;
+    write_sweep_plot(&text, csv, &plots)?;
     Ok(0)
 }
 
 fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &Path) -> Result<u8> {
     use cosim::stx::{csv_rows, sweep, CSV_HEADER};
-    let png = sweep_plot_path(out)?;
+    let plots = sweep_plot_paths(out)?;
     if !spec.rtt.is_multiple_of(2) || !(2..=126).contains(&spec.rtt) {
         return Err(anyhow!("--rtt {}: must be even, in 2..=126", spec.rtt));
     }
@@ -1069,7 +1075,7 @@ fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &Path) -> Result<u8> {
         points.len(),
         t0.elapsed().as_secs_f64()
     );
-    write_sweep_plot(&text, out, &png)?;
+    write_sweep_plot(&text, out, &plots)?;
     Ok(u8::from(points.iter().any(|p| !p.complete)))
 }
 

@@ -3,7 +3,8 @@
 //! [`SlotArbiter`] by running one RTL clock cycle per slot, with the same
 //! port packing as the golden model's adapter ([`ModelArbiter`]). A sweep
 //! over loads ([`sweep`]) gives the system's curves, written as CSV
-//! ([`csv_rows`]) and plotted, simulated beside analytic ([`sweep_png`]).
+//! ([`csv_rows`]) and plotted, simulated beside analytic ([`sweep_svg`],
+//! [`sweep_png`]).
 //!
 //! [`ModelArbiter`]: model::stx_system::ModelArbiter
 
@@ -555,8 +556,13 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
     ]
 }
 
-/// [`sweep_charts`] as a PNG image: a 2 x 2 grid of 640 x 440 panels.
-pub fn sweep_png(rows: &[SweepRow]) -> Vec<u8> {
+/// [`sweep_charts`] as an SVG document: a 2 x 2 grid of 640 x 440 panels.
+pub fn sweep_svg(rows: &[SweepRow]) -> Result<String> {
+    crate::plot::render_svg(&sweep_charts(rows), 2, 640, 440)
+}
+
+/// [`sweep_charts`] as a PNG image, laid out like [`sweep_svg`].
+pub fn sweep_png(rows: &[SweepRow]) -> Result<Vec<u8>> {
     crate::plot::render_png(&sweep_charts(rows), 2, 640, 440)
 }
 
@@ -651,7 +657,9 @@ mod tests {
         assert_eq!(charts[1].series[1].points, [(0.1, 0.9979)]);
         // (c) shows the middle R of [2, 8].
         assert!(charts[2].title.ends_with("R=8"), "{}", charts[2].title);
-        let png = sweep_png(&rows);
+        let png = sweep_png(&rows).unwrap();
         assert_eq!(&png[1..4], b"PNG");
+        let svg = sweep_svg(&rows).unwrap();
+        assert!(svg.contains("R=8 analytic") && svg.contains("no STX sim"));
     }
 }

@@ -205,3 +205,31 @@ fn pfc_run_writes_a_pcap_of_its_frames() {
         .join("pcap-out/mmu-p4cw16-seed1/frames.pcap")
         .exists());
 }
+
+/// `sweep --plot-only` draws an existing sweep CSV to an SVG and a PNG
+/// beside it.
+#[test]
+fn sweep_plot_only_writes_svg_and_png_beside_the_csv() {
+    let dir = scratch().join("sweep-plot");
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("sweep.csv");
+    let (svg, png) = (dir.join("sweep.svg"), dir.join("sweep.png"));
+    for f in [&svg, &png] {
+        let _ = std::fs::remove_file(f);
+    }
+    let recorded = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/stx_sweep.csv");
+    std::fs::copy(recorded, &csv).unwrap();
+    let o = switchsim(&["sweep", "--plot-only", csv.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("wrote") && out.contains("sweep.svg") && out.contains("sweep.png"),
+        "{out}"
+    );
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains("R=8 analytic") && svg.contains("(d) Throughput with STX"));
+    let png = std::fs::read(&png).unwrap();
+    let info = png::Decoder::new(png.as_slice()).read_info().unwrap();
+    assert_eq!((info.info().width, info.info().height), (1280, 880));
+}
