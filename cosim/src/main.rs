@@ -1014,7 +1014,7 @@ fn cmd_sweep_plot(csv: &Path) -> Result<u8> {
 }
 
 fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &Path) -> Result<u8> {
-    use cosim::stx::{csv_rows, sweep, CSV_HEADER};
+    use cosim::stx::{csv_text, sweep};
     let plots = sweep_plot_paths(out)?;
     if !spec.rtt.is_multiple_of(2) || !(2..=126).contains(&spec.rtt) {
         return Err(anyhow!("--rtt {}: must be even, in 2..=126", spec.rtt));
@@ -1062,12 +1062,7 @@ fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &Path) -> Result<u8> {
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let mut text = String::from(CSV_HEADER);
-    text.push('\n');
-    for row in csv_rows(&spec, &points) {
-        text.push_str(&row);
-        text.push('\n');
-    }
+    let text = csv_text(&spec, &points)?;
     std::fs::write(out, &text).with_context(|| format!("writing {}", out.display()))?;
     println!(
         "wrote {} ({} points, {:.1} s)",

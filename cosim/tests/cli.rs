@@ -233,3 +233,33 @@ fn sweep_plot_only_writes_svg_and_png_beside_the_csv() {
     let info = png::Decoder::new(png.as_slice()).read_info().unwrap();
     assert_eq!((info.info().width, info.info().height), (1280, 880));
 }
+
+/// A malformed sweep CSV, or a CSV named like its plot: one-line errors,
+/// exit 2.
+#[test]
+fn sweep_plot_only_rejects_bad_input() {
+    let dir = scratch().join("sweep-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let recorded = include_str!("../../docs/stx_sweep.csv");
+    let csv = dir.join("bad.csv");
+    let mut lines: Vec<&str> = recorded.lines().collect();
+    let bad = lines[2].replacen(",0.200,", ",0.2oo,", 1);
+    lines[2] = &bad;
+    std::fs::write(&csv, lines.join("\n")).unwrap();
+    assert_bad_input(
+        &switchsim(&["sweep", "--plot-only", csv.to_str().unwrap()]),
+        &["bad.csv:3", "column `load`", "0.2oo"],
+    );
+    assert!(!dir.join("bad.svg").exists() && !dir.join("bad.png").exists());
+    std::fs::write(&csv, "n,rtt,r\n64,64\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["sweep", "--plot-only", csv.to_str().unwrap()]),
+        &["bad.csv:2", "2 fields, but the header has 3"],
+    );
+    let png = dir.join("plot.png");
+    std::fs::write(&png, recorded).unwrap();
+    assert_bad_input(
+        &switchsim(&["sweep", "--plot-only", png.to_str().unwrap()]),
+        &["cannot have the extension"],
+    );
+}
