@@ -255,25 +255,14 @@ enum Cmd {
     },
 }
 
+/// A duration such as `90s`, `5m` or `1h30m` (`humantime`), or a bare
+/// number of seconds.
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    let (num, mul) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60.0)
-    } else if let Some(n) = s.strip_suffix('h') {
-        (n, 3600.0)
-    } else {
-        (s, 1.0)
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("`{s}` is not a duration (e.g. 90s, 5m)"))?;
-    if v < 0.0 || !v.is_finite() {
-        return Err(format!("`{s}` is not a duration"));
+    if let Ok(secs) = s.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
     }
-    Ok(Duration::from_secs_f64(v * mul))
+    humantime::parse_duration(s)
+        .map_err(|e| format!("`{s}` is not a duration (e.g. 90s, 5m, 1h30m): {e}"))
 }
 
 fn parse_shard(s: &str) -> Result<(u64, u64), String> {

@@ -263,3 +263,22 @@ fn sweep_plot_only_rejects_bad_input() {
         &["cannot have the extension"],
     );
 }
+
+/// `--time` takes humantime durations (and bare seconds); a bad one is a
+/// one-line error, exit 2.
+#[test]
+fn fuzz_time_is_a_duration() {
+    assert_bad_input(
+        &switchsim(&["fuzz", "mmu", "--time", "5x"]),
+        &["`5x` is not a duration", "e.g. 90s, 5m"],
+    );
+    assert_bad_input(
+        &switchsim(&["fuzz", "mmu", "--time", "5m30"]),
+        &["`5m30`", "unit"],
+    );
+    for ok in ["1s", "1", "300ms"] {
+        let o = switchsim(&["fuzz", "mmu", "--time", ok, "--cycles", "200", "--json"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "--time {ok}: {out}{err}");
+    }
+}
