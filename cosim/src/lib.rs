@@ -8,8 +8,8 @@
 //! - [`streambench`]: the streamed-stimulus benchmarks and the soak runs.
 //! - [`wave`]: the model's waveform, in the RTL waveform's hierarchy.
 //! - [`stx`]: the STX switch system simulation around the arbiter RTL, and
-//!   its curves as CSV and PNG.
-//! - [`plot`]: line charts rendered to PNG, with a built-in bitmap font.
+//!   its curves as CSV, SVG and PNG.
+//! - [`plot`]: line charts rendered to SVG and PNG with `plotters`.
 
 pub mod bench;
 pub mod config;

@@ -210,7 +210,7 @@ enum Cmd {
     /// Simulate the OSMOSIS switch with and without speculative transmission
     /// (seed 004) over a range of loads, around the arbiter model (or RTL),
     /// and write the measured figures beside the analytic model to CSV, and
-    /// plotted to a PNG beside it (same name, `.png`).
+    /// plotted beside it as SVG and PNG (same name, `.svg` and `.png`).
     Sweep {
         /// Ports.
         #[arg(long, default_value_t = 64)]
@@ -250,10 +250,12 @@ enum Cmd {
         /// Worker threads.
         #[arg(long, default_value_t = 1)]
         jobs: usize,
-        /// Output CSV file; the plot goes beside it, with extension `.png`.
+        /// Output CSV file; the plots go beside it, with extensions `.svg` and
+        /// `.png`.
         #[arg(long, default_value = "out/stx_sweep.csv")]
         out: PathBuf,
-        /// Simulate nothing: plot an existing sweep CSV to a PNG beside it.
+        /// Simulate nothing: plot an existing sweep CSV to an SVG and a PNG
+        /// beside it.
         #[arg(
             long,
             value_name = "CSV",
@@ -273,25 +275,14 @@ enum Cmd {
     },
 }
 
+/// A duration such as `90s`, `5m` or `1h30m` (`humantime`), or a bare
+/// number of seconds.
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    let (num, mul) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60.0)
-    } else if let Some(n) = s.strip_suffix('h') {
-        (n, 3600.0)
-    } else {
-        (s, 1.0)
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("`{s}` is not a duration (e.g. 90s, 5m)"))?;
-    if v < 0.0 || !v.is_finite() {
-        return Err(format!("`{s}` is not a duration"));
+    if let Ok(secs) = s.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
     }
-    Ok(Duration::from_secs_f64(v * mul))
+    humantime::parse_duration(s)
+        .map_err(|e| format!("`{s}` is not a duration (e.g. 90s, 5m, 1h30m): {e}"))
 }
 
 /// `--threads`: a count, or chosen by the run's length.
@@ -1112,39 +1103,43 @@ fn blocks_of(name: &str) -> Vec<&str> {
     }
 }
 
-/// The plot of the sweep CSV `csv`: beside it, with extension `.png`.
-fn sweep_plot_path(csv: &Path) -> Result<PathBuf> {
-    let png = csv.with_extension("png");
-    if png == csv {
+/// The plots of the sweep CSV `csv`: beside it, with extensions `.svg`
+/// and `.png`.
+fn sweep_plot_paths(csv: &Path) -> Result<[PathBuf; 2]> {
+    let paths = ["svg", "png"].map(|ext| csv.with_extension(ext));
+    if paths.iter().any(|p| p == csv) {
         bail!(
-            "{}: the sweep CSV cannot have the extension .png, which its plot takes",
+            "{}: the sweep CSV cannot have the extension .svg or .png, which its plots take",
             csv.display()
         );
     }
-    Ok(png)
+    Ok(paths)
 }
 
-/// Plots the sweep CSV `text` (read from `csv`) to `png`.
-fn write_sweep_plot(text: &str, csv: &Path, png: &Path) -> Result<()> {
+/// Plots the sweep CSV `text` (read from `csv`) to `svg` and `png`.
+fn write_sweep_plot(text: &str, csv: &Path, [svg, png]: &[PathBuf; 2]) -> Result<()> {
     let rows = cosim::stx::parse_sweep_csv(text, csv)?;
-    std::fs::write(png, cosim::stx::sweep_png(&rows))
-        .with_context(|| format!("writing {}", png.display()))?;
-    println!("wrote {}", png.display());
-    Ok(())
+    let write = |path: &Path, bytes: &[u8]| {
+        std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {}", path.display());
+        Ok::<_, anyhow::Error>(())
+    };
+    write(svg, cosim::stx::sweep_svg(&rows)?.as_bytes())?;
+    write(png, &cosim::stx::sweep_png(&rows)?)
 }
 
 /// `sweep --plot-only`: plots an existing sweep CSV.
 fn cmd_sweep_plot(csv: &Path) -> Result<u8> {
-    let png = sweep_plot_path(csv)?;
+    let plots = sweep_plot_paths(csv)?;
     let text =
         std::fs::read_to_string(csv).with_context(|| format!("reading {}", csv.display()))?;
-    write_sweep_plot(&text, csv, &png)?;
+    write_sweep_plot(&text, csv, &plots)?;
     Ok(0)
 }
 
 fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &Path) -> Result<u8> {
-    use cosim::stx::{csv_rows, sweep, CSV_HEADER};
-    let png = sweep_plot_path(out)?;
+    use cosim::stx::{csv_text, sweep};
+    let plots = sweep_plot_paths(out)?;
     if !spec.rtt.is_multiple_of(2) || !(2..=126).contains(&spec.rtt) {
         return Err(anyhow!("--rtt {}: must be even, in 2..=126", spec.rtt));
     }
@@ -1191,12 +1186,7 @@ fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &Path) -> Result<u8> {
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let mut text = String::from(CSV_HEADER);
-    text.push('\n');
-    for row in csv_rows(&spec, &points) {
-        text.push_str(&row);
-        text.push('\n');
-    }
+    let text = csv_text(&spec, &points)?;
     std::fs::write(out, &text).with_context(|| format!("writing {}", out.display()))?;
     println!(
         "wrote {} ({} points, {:.1} s)",
@@ -1204,7 +1194,7 @@ fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &Path) -> Result<u8> {
         points.len(),
         t0.elapsed().as_secs_f64()
     );
-    write_sweep_plot(&text, out, &png)?;
+    write_sweep_plot(&text, out, &plots)?;
     Ok(u8::from(points.iter().any(|p| !p.complete)))
 }
 

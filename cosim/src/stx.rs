@@ -3,7 +3,8 @@
 //! [`SlotArbiter`] by running one RTL clock cycle per slot, with the same
 //! port packing as the golden model's adapter ([`ModelArbiter`]). A sweep
 //! over loads ([`sweep`]) gives the system's curves, written as CSV
-//! ([`csv_rows`]) and plotted, simulated beside analytic ([`sweep_png`]).
+//! ([`csv_text`]) and plotted, simulated beside analytic ([`sweep_svg`],
+//! [`sweep_png`]).
 //!
 //! [`ModelArbiter`]: model::stx_system::ModelArbiter
 
@@ -14,6 +15,7 @@ use anyhow::{anyhow, bail, Result};
 use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterParams};
 use model::stx_system::{arbiter_inputs, arbiter_outcome, SlotArbiter, SlotOutcome};
 use model::Block;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The arbiter RTL behind the system's slot interface.
@@ -200,19 +202,60 @@ pub fn sweep(spec: &SweepSpec, progress: &(dyn Fn(&Point) + Sync)) -> Result<Vec
         .collect())
 }
 
-/// The CSV header of [`csv_rows`].
-pub const CSV_HEADER: &str = "n,rtt,r,load,offered,slots,\
-delay_stx_sim,delay_stx_ci95,delay_stx_analytic,delay_nostx_sim,delay_nostx_ci95,delay_nostx_analytic,\
-throughput_stx,throughput_nostx,p_s_sim,p_s_analytic,p_s_given_s_sim,p_s_given_s_analytic,\
-p_ss_sim,p_ss_analytic,spurious_sim,spurious_analytic,wasted_sim,wasted_analytic,\
-dup_per_cell,reseq_mean,rsq_max,rtx_max,lost_to_wasted,complete,\
-delay_stx_analytic_reserving,p_s_given_s_analytic_reserving";
+/// A number written with `D` decimals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Fixed<const D: usize>(f64);
+
+impl<const D: usize> Serialize for Fixed<D> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{:.*}", D, self.0))
+    }
+}
+
+/// One row of the sweep CSV: a field per column, in order, named like it
+/// (the header is their names). Delays are written with 3 decimals, shares and probabilities
+/// with 4.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CsvRow {
+    n: usize,
+    rtt: u64,
+    r: usize,
+    load: Fixed<3>,
+    offered: Fixed<4>,
+    slots: u64,
+    delay_stx_sim: Fixed<3>,
+    delay_stx_ci95: Fixed<3>,
+    delay_stx_analytic: Fixed<3>,
+    delay_nostx_sim: Fixed<3>,
+    delay_nostx_ci95: Fixed<3>,
+    delay_nostx_analytic: Fixed<3>,
+    throughput_stx: Fixed<4>,
+    throughput_nostx: Fixed<4>,
+    p_s_sim: Fixed<4>,
+    p_s_analytic: Fixed<4>,
+    p_s_given_s_sim: Fixed<4>,
+    p_s_given_s_analytic: Fixed<4>,
+    p_ss_sim: Fixed<4>,
+    p_ss_analytic: Fixed<4>,
+    spurious_sim: Fixed<4>,
+    spurious_analytic: Fixed<4>,
+    wasted_sim: Fixed<4>,
+    wasted_analytic: Fixed<4>,
+    dup_per_cell: Fixed<4>,
+    reseq_mean: Fixed<3>,
+    rsq_max: usize,
+    rtx_max: usize,
+    lost_to_wasted: Fixed<4>,
+    complete: bool,
+    delay_stx_analytic_reserving: Fixed<3>,
+    p_s_given_s_analytic_reserving: Fixed<4>,
+}
 
 /// One CSV row per (R, load): the STX run, the run without STX at the same
 /// load beside it, and the analytic model (`model::stx_analytic`); the last
 /// two columns are our variant of it in which wasted grants reserve a
 /// receiver too (`solve_reserving`), not the paper's.
-pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<String> {
+pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<CsvRow> {
     let mut rows = Vec::new();
     for &r in &spec.rs {
         for &load in &spec.loads {
@@ -227,50 +270,58 @@ pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<String> {
             let an = model::stx_analytic::solve(spec.n, r.min(spec.n), spec.rtt as f64, load);
             let av =
                 model::stx_analytic::solve_reserving(spec.n, r.min(spec.n), spec.rtt as f64, load);
-            rows.push(format!(
-                "{},{},{},{:.3},{:.4},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.4},{:.4},\
-                 {:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.3},{},{},{:.4},{},{:.3},{:.4}",
-                spec.n,
-                spec.rtt,
+            let per_cell = |k: u64| Fixed(k as f64 / a.cells.max(1) as f64);
+            rows.push(CsvRow {
+                n: spec.n,
+                rtt: spec.rtt,
                 r,
-                load,
-                a.offered(),
-                spec.slots,
-                a.mean_delay(),
-                a.delay_ci95(),
-                an.delay_stx,
-                b.mean_delay(),
-                b.delay_ci95(),
-                an.delay_no_stx,
-                a.throughput(),
-                b.throughput(),
-                a.p_s(),
-                an.p_s,
-                a.p_s_given_s(),
-                an.p_s_given_s,
-                a.p_ss(),
-                an.p_ss,
-                a.q(),
-                an.q,
-                a.p_w(),
-                an.p_w,
-                a.dup_dropped as f64 / a.cells.max(1) as f64,
-                a.mean_reseq(),
-                a.rsq_max,
-                a.rtx_max,
-                a.spec_lost_to_wasted as f64 / a.cells.max(1) as f64,
-                s.complete && o.complete,
-                av.delay_stx,
-                av.p_s_given_s
-            ));
+                load: Fixed(load),
+                offered: Fixed(a.offered()),
+                slots: spec.slots,
+                delay_stx_sim: Fixed(a.mean_delay()),
+                delay_stx_ci95: Fixed(a.delay_ci95()),
+                delay_stx_analytic: Fixed(an.delay_stx),
+                delay_nostx_sim: Fixed(b.mean_delay()),
+                delay_nostx_ci95: Fixed(b.delay_ci95()),
+                delay_nostx_analytic: Fixed(an.delay_no_stx),
+                throughput_stx: Fixed(a.throughput()),
+                throughput_nostx: Fixed(b.throughput()),
+                p_s_sim: Fixed(a.p_s()),
+                p_s_analytic: Fixed(an.p_s),
+                p_s_given_s_sim: Fixed(a.p_s_given_s()),
+                p_s_given_s_analytic: Fixed(an.p_s_given_s),
+                p_ss_sim: Fixed(a.p_ss()),
+                p_ss_analytic: Fixed(an.p_ss),
+                spurious_sim: Fixed(a.q()),
+                spurious_analytic: Fixed(an.q),
+                wasted_sim: Fixed(a.p_w()),
+                wasted_analytic: Fixed(an.p_w),
+                dup_per_cell: per_cell(a.dup_dropped),
+                reseq_mean: Fixed(a.mean_reseq()),
+                rsq_max: a.rsq_max,
+                rtx_max: a.rtx_max,
+                lost_to_wasted: per_cell(a.spec_lost_to_wasted),
+                complete: s.complete && o.complete,
+                delay_stx_analytic_reserving: Fixed(av.delay_stx),
+                p_s_given_s_analytic_reserving: Fixed(av.p_s_given_s),
+            });
         }
     }
     rows
 }
 
-/// The columns of a sweep CSV row ([`CSV_HEADER`]) that [`sweep_charts`]
-/// plots.
-#[derive(Clone, Debug, PartialEq)]
+/// The sweep CSV: the header and [`csv_rows`].
+pub fn csv_text(spec: &SweepSpec, points: &[Point]) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for row in csv_rows(spec, points) {
+        w.serialize(row)?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// The columns of a sweep CSV row ([`CsvRow`]) that [`sweep_charts`]
+/// plots, read by header name.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct SweepRow {
     /// Ports.
     pub n: usize,
@@ -312,87 +363,60 @@ pub struct SweepRow {
 /// found by their header names, in any order, and other columns are
 /// ignored. Errors name the file and line.
 pub fn parse_sweep_csv(text: &str, file: &Path) -> Result<Vec<SweepRow>> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty());
-    let (header_line, header) = lines.next().ok_or_else(|| {
-        anyhow!(
-            "{}: empty; expected the header `{CSV_HEADER}`",
-            file.display()
-        )
-    })?;
-    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    let f = file.display();
+    let mut rdr = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let header = rdr.headers().map_err(|e| csv_error(file, &e))?.clone();
+    if header.iter().all(str::is_empty) {
+        bail!("{f}: empty; expected a sweep CSV, its first line the header");
+    }
+    let header_line = header.position().map_or(1, |p| p.line());
     let mut rows = Vec::new();
-    for (line, data) in lines {
-        let at = format!("{}:{line}", file.display());
-        let fields: Vec<&str> = data.split(',').map(str::trim).collect();
-        if fields.len() != names.len() {
-            bail!(
-                "{at}: {} fields, but the header (line {header_line}) has {}",
-                fields.len(),
-                names.len()
-            );
-        }
-        let rec = Record {
-            names: &names,
-            fields: &fields,
-            at: &at,
-            header: header_line,
-            file,
-        };
-        rows.push(SweepRow {
-            n: rec.get("n")?,
-            rtt: rec.get("rtt")?,
-            r: rec.get("r")?,
-            load: rec.get("load")?,
-            offered: rec.get("offered")?,
-            delay_stx_sim: rec.get("delay_stx_sim")?,
-            delay_stx_analytic: rec.get("delay_stx_analytic")?,
-            delay_nostx_sim: rec.get("delay_nostx_sim")?,
-            delay_nostx_analytic: rec.get("delay_nostx_analytic")?,
-            throughput_stx: rec.get("throughput_stx")?,
-            throughput_nostx: rec.get("throughput_nostx")?,
-            p_s_given_s_sim: rec.get("p_s_given_s_sim")?,
-            p_s_given_s_analytic: rec.get("p_s_given_s_analytic")?,
-            spurious_sim: rec.get("spurious_sim")?,
-            spurious_analytic: rec.get("spurious_analytic")?,
-            wasted_sim: rec.get("wasted_sim")?,
-            wasted_analytic: rec.get("wasted_analytic")?,
-        });
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| csv_error(file, &e))?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let row = rec.deserialize(Some(&header)).map_err(|e| {
+            let csv::ErrorKind::Deserialize { err, .. } = e.kind() else {
+                return csv_error(file, &e);
+            };
+            let kind = err.kind().to_string();
+            match err.field().map(|i| i as usize) {
+                Some(i) => anyhow!(
+                    "{f}:{line}: column `{}`: `{}`: {kind}",
+                    header.get(i).unwrap_or("?"),
+                    rec.get(i).unwrap_or("")
+                ),
+                None => match kind.strip_prefix("missing field ") {
+                    Some(name) => anyhow!("{f}:{header_line}: no column {name} in the header"),
+                    None => anyhow!("{f}:{line}: {kind}"),
+                },
+            }
+        })?;
+        rows.push(row);
     }
     if rows.is_empty() {
-        bail!("{}: no data rows after the header", file.display());
+        bail!("{f}: no data rows after the header");
     }
     Ok(rows)
 }
 
-/// One data line of a CSV, its fields looked up by header name.
-struct Record<'a> {
-    names: &'a [&'a str],
-    fields: &'a [&'a str],
-    /// `file:line`, for errors.
-    at: &'a str,
-    header: usize,
-    file: &'a Path,
-}
-
-impl Record<'_> {
-    fn get<T: std::str::FromStr>(&self, name: &str) -> Result<T>
-    where
-        T::Err: std::fmt::Display,
-    {
-        let i = self.names.iter().position(|n| *n == name).ok_or_else(|| {
-            anyhow!(
-                "{}:{}: no column `{name}` in the header",
-                self.file.display(),
-                self.header
-            )
-        })?;
-        let v = self.fields[i];
-        v.parse()
-            .map_err(|e| anyhow!("{}: column `{name}`: `{v}`: {e}", self.at))
+/// A CSV reading error as `file:line: what`.
+fn csv_error(file: &Path, e: &csv::Error) -> anyhow::Error {
+    let f = file.display();
+    match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            pos,
+            expected_len,
+            len,
+        } => {
+            let line = pos.as_ref().map_or(0, |p| p.line());
+            anyhow!("{f}:{line}: {len} fields, but the header has {expected_len}")
+        }
+        _ => match e.position() {
+            Some(p) => anyhow!("{f}:{}: {e}", p.line()),
+            None => anyhow!("{f}: {e}"),
+        },
     }
 }
 
@@ -555,8 +579,13 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
     ]
 }
 
-/// [`sweep_charts`] as a PNG image: a 2 x 2 grid of 640 x 440 panels.
-pub fn sweep_png(rows: &[SweepRow]) -> Vec<u8> {
+/// [`sweep_charts`] as an SVG document: a 2 x 2 grid of 640 x 440 panels.
+pub fn sweep_svg(rows: &[SweepRow]) -> Result<String> {
+    crate::plot::render_svg(&sweep_charts(rows), 2, 640, 440)
+}
+
+/// [`sweep_charts`] as a PNG image, laid out like [`sweep_svg`].
+pub fn sweep_png(rows: &[SweepRow]) -> Result<Vec<u8>> {
     crate::plot::render_png(&sweep_charts(rows), 2, 640, 440)
 }
 
@@ -564,8 +593,16 @@ pub fn sweep_png(rows: &[SweepRow]) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    /// The header of the recorded sweep, `docs/stx_sweep.csv`.
+    fn header() -> &'static str {
+        include_str!("../../docs/stx_sweep.csv")
+            .lines()
+            .next()
+            .unwrap()
+    }
+
     fn csv(rows: &[&str]) -> String {
-        let mut text = format!("{CSV_HEADER}\n");
+        let mut text = format!("{}\n", header());
         for row in rows {
             text.push_str(row);
             text.push('\n');
@@ -612,16 +649,94 @@ mod tests {
         );
         assert_eq!(
             err(&csv(&[ROW, "1,2,3"])),
-            "d/s.csv:3: 3 fields, but the header (line 1) has 32"
+            "d/s.csv:3: 3 fields, but the header has 32"
         );
-        assert!(err(&csv(&[&ROW.replacen("64,64,2", "64,64,-2", 1)]))
-            .starts_with("d/s.csv:2: column `r`"));
+        assert_eq!(
+            err(&csv(&[&ROW.replacen("64,64,2", "64,64,-2", 1)])),
+            "d/s.csv:2: column `r`: `-2`: invalid digit found in string"
+        );
         assert_eq!(
             err("n,rtt\n1,2\n"),
             "d/s.csv:1: no column `r` in the header"
         );
         assert_eq!(err(&csv(&[])), "d/s.csv: no data rows after the header");
         assert!(err("\n\n").starts_with("d/s.csv: empty"));
+        assert!(
+            err("n,r\n1,\"2\n").starts_with("d/s.csv:"),
+            "{}",
+            err("n,r\n1,\"2\n")
+        );
+    }
+
+    /// The recorded sweeps in `docs/` still load, with and without the
+    /// last two (`_reserving`) columns.
+    #[test]
+    fn plot_sweep_csv_reads_the_recorded_sweeps() {
+        for (text, name) in [
+            (include_str!("../../docs/stx_sweep.csv"), "stx_sweep.csv"),
+            (
+                include_str!("../../docs/stx_sweep_onoff16.csv"),
+                "stx_sweep_onoff16.csv",
+            ),
+        ] {
+            let rows = parse_sweep_csv(text, Path::new(name)).unwrap();
+            assert_eq!(rows.len(), 27, "{name}: 3 R x 9 loads");
+            assert!(rows.iter().all(|r| (r.n, r.rtt) == (64, 64)), "{name}");
+            assert_eq!((rows[0].r, rows[0].load), (1, 0.1), "{name}");
+        }
+    }
+
+    /// A small model sweep written as CSV reads back: the header is
+    /// the recorded sweeps' header, every row has its columns, and the values read back
+    /// are the measured ones, rounded as written.
+    #[test]
+    fn plot_sweep_csv_round_trips() {
+        let spec = SweepSpec {
+            n: 4,
+            rtt: 4,
+            rs: vec![1, 2],
+            loads: vec![0.3, 0.6],
+            iters: 2,
+            warmup: 100,
+            slots: 400,
+            seed: 3,
+            traffic: TrafficKind::Bernoulli,
+            rtl: false,
+            jobs: 1,
+        };
+        let points = sweep(&spec, &|_| {}).unwrap();
+        let text = csv_text(&spec, &points).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(header()));
+        assert!(lines.all(|l| l.split(',').count() == 32), "{text}");
+        // Fixed decimals as before: load with 3, offered with 4; Unix lines.
+        let first: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
+        assert_eq!(first[..4], ["4", "4", "1", "0.300"]);
+        assert_eq!(first[4].split('.').nth(1).map(str::len), Some(4), "{text}");
+        assert!(!text.contains('\r'));
+        let rows = parse_sweep_csv(&text, Path::new("t.csv")).unwrap();
+        assert_eq!(rows.len(), 4);
+        for row in &rows {
+            let find = |r: Option<usize>| {
+                points
+                    .iter()
+                    .find(|p| p.r == r && p.load == row.load)
+                    .expect("point")
+            };
+            let (s, o) = (&find(Some(row.r)).stats, &find(None).stats);
+            assert_eq!((row.n, row.rtt), (4, 4));
+            let close = |got: f64, want: f64, d: i32| (got - want).abs() <= 0.5 * 10f64.powi(-d);
+            assert!(close(row.offered, s.offered(), 4), "{row:?}");
+            assert!(close(row.delay_stx_sim, s.mean_delay(), 3), "{row:?}");
+            assert!(close(row.delay_nostx_sim, o.mean_delay(), 3), "{row:?}");
+            assert!(close(row.throughput_nostx, o.throughput(), 4), "{row:?}");
+            assert!(close(row.wasted_sim, s.p_w(), 4), "{row:?}");
+            assert!(row.delay_stx_sim > 0.0, "{row:?}");
+        }
+        assert_eq!(
+            rows.iter().map(|r| (r.r, r.load)).collect::<Vec<_>>(),
+            [(1, 0.3), (1, 0.6), (2, 0.3), (2, 0.6)]
+        );
     }
 
     #[test]
@@ -651,7 +766,9 @@ mod tests {
         assert_eq!(charts[1].series[1].points, [(0.1, 0.9979)]);
         // (c) shows the middle R of [2, 8].
         assert!(charts[2].title.ends_with("R=8"), "{}", charts[2].title);
-        let png = sweep_png(&rows);
+        let png = sweep_png(&rows).unwrap();
         assert_eq!(&png[1..4], b"PNG");
+        let svg = sweep_svg(&rows).unwrap();
+        assert!(svg.contains("R=8 analytic") && svg.contains("no STX sim"));
     }
 }

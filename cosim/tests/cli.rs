@@ -205,3 +205,80 @@ fn pfc_run_writes_a_pcap_of_its_frames() {
         .join("pcap-out/mmu-p4cw16-seed1/frames.pcap")
         .exists());
 }
+
+/// `sweep --plot-only` draws an existing sweep CSV to an SVG and a PNG
+/// beside it.
+#[test]
+fn sweep_plot_only_writes_svg_and_png_beside_the_csv() {
+    let dir = scratch().join("sweep-plot");
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("sweep.csv");
+    let (svg, png) = (dir.join("sweep.svg"), dir.join("sweep.png"));
+    for f in [&svg, &png] {
+        let _ = std::fs::remove_file(f);
+    }
+    let recorded = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/stx_sweep.csv");
+    std::fs::copy(recorded, &csv).unwrap();
+    let o = switchsim(&["sweep", "--plot-only", csv.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("wrote") && out.contains("sweep.svg") && out.contains("sweep.png"),
+        "{out}"
+    );
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains("R=8 analytic") && svg.contains("(d) Throughput with STX"));
+    let png = std::fs::read(&png).unwrap();
+    let info = png::Decoder::new(png.as_slice()).read_info().unwrap();
+    assert_eq!((info.info().width, info.info().height), (1280, 880));
+}
+
+/// A malformed sweep CSV, or a CSV named like its plot: one-line errors,
+/// exit 2.
+#[test]
+fn sweep_plot_only_rejects_bad_input() {
+    let dir = scratch().join("sweep-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let recorded = include_str!("../../docs/stx_sweep.csv");
+    let csv = dir.join("bad.csv");
+    let mut lines: Vec<&str> = recorded.lines().collect();
+    let bad = lines[2].replacen(",0.200,", ",0.2oo,", 1);
+    lines[2] = &bad;
+    std::fs::write(&csv, lines.join("\n")).unwrap();
+    assert_bad_input(
+        &switchsim(&["sweep", "--plot-only", csv.to_str().unwrap()]),
+        &["bad.csv:3", "column `load`", "0.2oo"],
+    );
+    assert!(!dir.join("bad.svg").exists() && !dir.join("bad.png").exists());
+    std::fs::write(&csv, "n,rtt,r\n64,64\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["sweep", "--plot-only", csv.to_str().unwrap()]),
+        &["bad.csv:2", "2 fields, but the header has 3"],
+    );
+    let png = dir.join("plot.png");
+    std::fs::write(&png, recorded).unwrap();
+    assert_bad_input(
+        &switchsim(&["sweep", "--plot-only", png.to_str().unwrap()]),
+        &["cannot have the extension"],
+    );
+}
+
+/// `--time` takes humantime durations (and bare seconds); a bad one is a
+/// one-line error, exit 2.
+#[test]
+fn fuzz_time_is_a_duration() {
+    assert_bad_input(
+        &switchsim(&["fuzz", "mmu", "--time", "5x"]),
+        &["`5x` is not a duration", "e.g. 90s, 5m"],
+    );
+    assert_bad_input(
+        &switchsim(&["fuzz", "mmu", "--time", "5m30"]),
+        &["`5m30`", "unit"],
+    );
+    for ok in ["1s", "1", "300ms"] {
+        let o = switchsim(&["fuzz", "mmu", "--time", ok, "--cycles", "200", "--json"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "--time {ok}: {out}{err}");
+    }
+}
