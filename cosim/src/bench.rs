@@ -259,6 +259,7 @@ where
         threads: 1,
         progress: None,
         shrink: std::time::Duration::from_secs(20),
+        fault: None,
         out_dir: tmp.to_path_buf(),
         waves: Waves::Never,
         context: 0,

@@ -111,6 +111,7 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
         threads: 1,
         progress: None,
         shrink: o.shrink,
+        fault: None,
     };
     // Shard-local case numbers are handed out in order; a failure at j
     // stops the handing out of cases after j (those before it still run,

@@ -65,6 +65,62 @@ pub struct Options {
     /// Time allowed for shrinking a long generated run's failure to a short
     /// written-out window.
     pub shrink: Duration,
+    /// A fault to inject into the golden model's outputs, to see the
+    /// mismatch path end to end (`--inject-fault`, for tests and demos).
+    pub fault: Option<Fault>,
+}
+
+/// Flips the lowest bit of one output port of the golden model in one
+/// stimulus cycle (a stand-in for a bug).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The output port, e.g. `thr_o`.
+    pub port: String,
+    /// The stimulus cycle.
+    pub cycle: u64,
+}
+
+impl Fault {
+    /// Parses `PORT@CYCLE`.
+    pub fn parse(s: &str) -> Result<Fault, String> {
+        let (port, c) = s
+            .split_once('@')
+            .ok_or_else(|| format!("`{s}`: expected PORT@CYCLE, e.g. thr_o@100"))?;
+        Ok(Fault {
+            port: port.to_string(),
+            cycle: c
+                .parse()
+                .map_err(|_| format!("`{s}`: `{c}` is not a cycle number"))?,
+        })
+    }
+
+    /// The word offset of the port in the packed outputs of `B`, checked.
+    fn offset<B: Block>(&self, p: &B::Params) -> Result<usize> {
+        let l = B::Outputs::layout(p);
+        let k = l.find(&self.port).ok_or_else(|| {
+            let known: Vec<&str> = l.ports.iter().map(|d| d.name).collect();
+            anyhow!(
+                "--inject-fault: `{}` is not an output of {} (outputs: {})",
+                self.port,
+                B::NAME,
+                known.join(", ")
+            )
+        })?;
+        Ok(l.offsets[k])
+    }
+
+    /// Flips the port's lowest bit in `out` if `k` is the cycle.
+    fn apply<B: Block>(off: Option<(usize, u64)>, k: u64, p: &B::Params, out: &mut B::Outputs) {
+        if let Some((off, at)) = off {
+            if k == at {
+                let mut w = vec![0u32; B::Outputs::layout(p).words];
+                if out.pack(p, &mut w).is_ok() {
+                    w[off] ^= 1;
+                    *out = B::Outputs::unpack(p, &w);
+                }
+            }
+        }
+    }
 }
 
 impl Default for Options {
@@ -77,6 +133,7 @@ impl Default for Options {
             threads: 1,
             progress: None,
             shrink: Duration::from_secs(20),
+            fault: None,
         }
     }
 }
@@ -425,8 +482,12 @@ fn pass<B: Bench>(
     context: usize,
     cov: &mut Coverage,
     progress: Option<ProgressFn>,
+    fault: Option<&Fault>,
 ) -> Result<(Option<Failure>, f64)> {
     let p = &stim.params;
+    let fault = fault
+        .map(|f| f.offset::<B>(p).map(|o| (o, f.cycle)))
+        .transpose()?;
     let cfg = &stim.config;
     let il = B::Inputs::layout(p);
     let ol = B::Outputs::layout(p);
@@ -487,6 +548,7 @@ fn pass<B: Bench>(
             i.pack(p, rtl.inputs_mut())
                 .map_err(|e| anyhow!("stimulus cycle {k}: {e}"))?;
             model.step_into(&i, &mut out);
+            Fault::apply::<B>(fault, k as u64, p, &mut out);
             model.sample(&i, &out, &mut cov.hits);
         }
         let (equal, rtl_err) = match rtl.cycle(reset) {
@@ -575,9 +637,13 @@ fn pass_threaded<B: Bench>(
     stim: &Stimulus<B>,
     cov: &mut Coverage,
     progress: Option<ProgressFn>,
+    fault: Option<&Fault>,
 ) -> Result<(Option<Failure>, f64)> {
     use std::sync::mpsc::{channel, sync_channel};
     let p = &stim.params;
+    let fault = fault
+        .map(|f| f.offset::<B>(p).map(|o| (o, f.cycle)))
+        .transpose()?;
     let cfg = &stim.config;
     let il = B::Inputs::layout(p);
     let ol = B::Outputs::layout(p);
@@ -625,6 +691,7 @@ fn pass_threaded<B: Bench>(
                             return hits;
                         }
                         model.step_into(&i, &mut out);
+                        Fault::apply::<B>(fault, n - POWER_ON_RESET, p, &mut out);
                         model.sample(&i, &out, &mut hits);
                     }
                     if let Err(e) = out.pack(p, exp) {
@@ -764,11 +831,19 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
             opts.context,
             &mut coverage,
             opts.progress,
+            opts.fault.as_ref(),
         )?
     } else if opts.threads >= 2 {
-        pass_threaded(stim, &mut coverage, opts.progress)?
+        pass_threaded(stim, &mut coverage, opts.progress, opts.fault.as_ref())?
     } else {
-        pass(stim, None, 0, &mut coverage, opts.progress)?
+        pass(
+            stim,
+            None,
+            0,
+            &mut coverage,
+            opts.progress,
+            opts.fault.as_ref(),
+        )?
     };
     let Some(fail) = fail else {
         return Ok(Outcome::Pass(Summary {
@@ -813,7 +888,12 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
     let repro = dir.join("repro.stim");
     match std::fs::write(&repro, cut.to_text()) {
         Ok(()) => {
-            m.replay = format!("{} {}", opts.replay, repro.display());
+            let illegal = if B::check(&stim.params, &stim.config).is_err() {
+                " --illegal-config"
+            } else {
+                ""
+            };
+            m.replay = format!("{}{illegal} {}", opts.replay, repro.display());
             m.repro = Some(repro);
         }
         Err(e) => m.write_errors.push(format!("{}: {e}", repro.display())),
@@ -856,6 +936,11 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
         opts.context,
         &mut Coverage::of::<B>(),
         None,
+        if want.is_some() {
+            opts.fault.as_ref()
+        } else {
+            None
+        },
     ) {
         Ok((again, _)) => {
             match (again, want) {
@@ -925,7 +1010,7 @@ pub fn shrink_window<B: Bench>(cut: &Stimulus<B>, budget: Duration) -> Option<St
 /// `None` if model and RTL agree (or the run cannot start).
 pub fn first_mismatch<B: Bench>(stim: &Stimulus<B>) -> Option<i64> {
     let mut cov = Coverage::of::<B>();
-    match pass(stim, None, 0, &mut cov, None) {
+    match pass(stim, None, 0, &mut cov, None, None) {
         Ok((Some(f), _)) => Some(f.cycle),
         _ => None,
     }

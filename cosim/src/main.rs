@@ -31,8 +31,11 @@ macro_rules! with_block {
             "pfc" => $f::<Pfc>($($arg),*),
             "arbiter" => $f::<Arbiter>($($arg),*),
             "credit" => $f::<Credit>($($arg),*),
+            "all" => Err(anyhow!(
+                "`all` is not valid here: name one block ({})", BLOCKS.join(", ")
+            )),
             other => Err(anyhow!(
-                "unknown block `{other}` (known: {}, all)", BLOCKS.join(", ")
+                "unknown block `{other}` (known: {})", BLOCKS.join(", ")
             )),
         }
     };
@@ -70,7 +73,7 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Cycles to run (any number: the traffic is streamed, memory stays flat).
-        #[arg(long, default_value_t = 100_000)]
+        #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
         cycles: u64,
         /// Output directory for waveforms and repro files.
         #[arg(long, default_value = "out")]
@@ -83,6 +86,11 @@ enum Cmd {
         /// machine with two cores or more).
         #[arg(long, default_value = "auto", value_parser = parse_threads)]
         threads: Threads,
+        /// Flip the lowest bit of the model's output PORT in stimulus cycle
+        /// CYCLE (`PORT@CYCLE`): a stand-in for a bug, to see the mismatch
+        /// path end to end. The repro file holds the traffic, not the fault.
+        #[arg(long, value_name = "PORT@CYCLE", value_parser = lockstep::Fault::parse)]
+        inject_fault: Option<lockstep::Fault>,
         /// Print a machine-readable summary (JSON) instead of text.
         #[arg(long)]
         json: bool,
@@ -93,17 +101,17 @@ enum Cmd {
         #[arg(default_value = "all")]
         block: String,
         /// Number of cases (of this shard).
-        #[arg(long)]
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         cases: Option<u64>,
         /// Time budget, e.g. `90s`, `5m`.
         #[arg(long, value_parser = parse_duration)]
         time: Option<Duration>,
         /// Cycles per case.
-        #[arg(long, default_value_t = 2000)]
-        cycles: usize,
+        #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
+        cycles: u64,
         /// Threads running cases (default: every core).
-        #[arg(long)]
-        jobs: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        jobs: Option<u64>,
         /// Base seed of the campaign.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -124,6 +132,10 @@ enum Cmd {
     Replay {
         /// The repro file (written on a mismatch, or by hand).
         file: PathBuf,
+        /// Replay a configuration the hardware flags as illegal (the RTL
+        /// must raise its configuration error; fuzz cases do this on purpose).
+        #[arg(long)]
+        illegal_config: bool,
         /// Output directory.
         #[arg(long, default_value = "out")]
         out: PathBuf,
@@ -278,11 +290,15 @@ enum Cmd {
 /// A duration such as `90s`, `5m` or `1h30m` (`humantime`), or a bare
 /// number of seconds.
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    if let Ok(secs) = s.parse::<u64>() {
-        return Ok(Duration::from_secs(secs));
+    let d = match s.parse::<u64>() {
+        Ok(secs) => Duration::from_secs(secs),
+        Err(_) => humantime::parse_duration(s)
+            .map_err(|e| format!("`{s}` is not a duration (e.g. 90s, 5m, 1h30m): {e}"))?,
+    };
+    if d.is_zero() {
+        return Err(format!("`{s}`: a budget of no time runs nothing"));
     }
-    humantime::parse_duration(s)
-        .map_err(|e| format!("`{s}` is not a duration (e.g. 90s, 5m, 1h30m): {e}"))
+    Ok(d)
 }
 
 /// `--threads`: a count, or chosen by the run's length.
@@ -440,6 +456,7 @@ struct RunArgs<'a> {
     vcd_cycles: u64,
     json: bool,
     threads: Option<usize>,
+    fault: Option<lockstep::Fault>,
 }
 
 fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
@@ -481,6 +498,7 @@ fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
     let o = Options {
         threads,
         progress: tty.then_some(run_progress as lockstep::ProgressFn),
+        fault: a.fault.clone(),
         ..opts(a.out, Waves::OnMismatch)
     };
     let outcome = lockstep::run(&stim, &o)?;
@@ -575,7 +593,9 @@ fn write_frames<B: Bench>(stim: &Stimulus<B>, dir: &Path) -> Result<Option<(Path
             if pcap.is_none() {
                 std::fs::create_dir_all(dir)?;
                 let f = std::fs::File::create(&path)?;
-                pcap = Some(testbenches::pcap::PcapWriter::new(std::io::BufWriter::new(f))?);
+                pcap = Some(testbenches::pcap::PcapWriter::new(
+                    std::io::BufWriter::new(f),
+                )?);
             }
             let w = pcap.as_mut().expect("just opened");
             w.frame(cycle + lockstep::POWER_ON_RESET, bytes)
@@ -688,8 +708,16 @@ where
     Ok(u8::from(failed))
 }
 
-fn cmd_replay<B: Bench>(text: &str, out: &Path) -> Result<u8> {
+fn cmd_replay<B: Bench>(text: &str, out: &Path, illegal: bool) -> Result<u8> {
     let stim = Stimulus::<B>::from_text(text, &B::variants()).map_err(|e| anyhow!(e))?;
+    // The same validation as `run --config`; a configuration the hardware
+    // flags as illegal (fuzz cases include some on purpose) only with
+    // --illegal-config.
+    if let Err(e) = B::check(&stim.params, &stim.config) {
+        if !illegal {
+            bail!("{e} (to replay it anyway, as the fuzzer does on purpose: --illegal-config)");
+        }
+    }
     let what = format!("{} {} replay", B::NAME, stim.params.label());
     let outcome = lockstep::run(&stim, &opts(out, Waves::Always))?;
     let code = report(&outcome, &what);
@@ -1095,11 +1123,13 @@ where
     Ok(u8::from(rate < 95.0))
 }
 
-fn blocks_of(name: &str) -> Vec<&str> {
+fn blocks_of(name: &str) -> Result<Vec<&str>> {
     if name == "all" {
-        BLOCKS.to_vec()
+        Ok(BLOCKS.to_vec())
+    } else if BLOCKS.contains(&name) {
+        Ok(vec![name])
     } else {
-        vec![name]
+        bail!("unknown block `{name}` (known: {}, all)", BLOCKS.join(", "))
     }
 }
 
@@ -1199,6 +1229,13 @@ fn cmd_sweep(spec: cosim::stx::SweepSpec, out: &Path) -> Result<u8> {
 }
 
 fn main() -> ExitCode {
+    // A closed pipe (`switchsim ... | head -1`) ends the process quietly, as
+    // it does for Unix tools, instead of a panic on the next print.
+    // SAFETY: setting a signal's disposition to the default, before any
+    // thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     since_start();
     let cli = Cli::parse();
     let r: Result<u8> = match cli.cmd {
@@ -1213,6 +1250,7 @@ fn main() -> ExitCode {
             vcd_cycles,
             json,
             threads,
+            inject_fault,
         } => (|| {
             let a = RunArgs {
                 variant: variant.as_deref(),
@@ -1224,12 +1262,13 @@ fn main() -> ExitCode {
                 vcd_cycles,
                 json,
                 threads: threads.0,
+                fault: inject_fault.clone(),
             };
             if block == "all" && (a.variant.is_some() || a.config.is_some()) {
                 bail!("--variant and --config name one block; not valid with `all`");
             }
             let mut worst = 0;
-            for b in blocks_of(&block) {
+            for b in blocks_of(&block)? {
                 worst = worst.max(with_block!(b, cmd_run(&a))?);
             }
             Ok(worst)
@@ -1246,7 +1285,7 @@ fn main() -> ExitCode {
             json,
             jobs,
         } => (|| {
-            let blocks = blocks_of(&block);
+            let blocks = blocks_of(&block)?;
             if cases.is_none() && time.is_none() {
                 bail!("give a budget: --cases N and/or --time DURATION");
             }
@@ -1257,13 +1296,13 @@ fn main() -> ExitCode {
                     o: FuzzOptions {
                         cases,
                         time: share,
-                        cycles,
+                        cycles: cycles as usize,
                         base_seed: seed,
                         shard,
                         out_dir: out.clone(),
                         replay: replay_prefix(),
                         shrink: Duration::from_secs(60),
-                        jobs: jobs.unwrap_or_else(cores),
+                        jobs: jobs.map_or_else(cores, |j| j as usize),
                     },
                     require_coverage,
                     json,
@@ -1275,7 +1314,11 @@ fn main() -> ExitCode {
             }
             Ok(worst)
         })(),
-        Cmd::Replay { file, out } => (|| {
+        Cmd::Replay {
+            file,
+            out,
+            illegal_config,
+        } => (|| {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
             let block = text
@@ -1283,7 +1326,7 @@ fn main() -> ExitCode {
                 .find_map(|l| l.trim().strip_prefix("block "))
                 .map(|s| s.trim().to_string())
                 .ok_or_else(|| anyhow!("{}: no `block` line", file.display()))?;
-            with_block!(block.as_str(), cmd_replay(&text, &out))
+            with_block!(block.as_str(), cmd_replay(&text, &out, illegal_config))
                 .with_context(|| format!("{}", file.display()))
         })(),
         Cmd::Trace {
@@ -1321,7 +1364,8 @@ fn main() -> ExitCode {
                     b.as_str(),
                     bench_block(seconds, repeat, &mut rows, &mut rss, &mut streamed)
                 )?;
-                let tmp = std::env::temp_dir().join(format!("switchsim-fuzz-{}", std::process::id()));
+                let tmp =
+                    std::env::temp_dir().join(format!("switchsim-fuzz-{}", std::process::id()));
                 let exe = std::env::current_exe()?;
                 let cases = 200;
                 let j1 = cosim::streambench::fuzz_rate(&exe, b, cases, 1, &tmp)?;
@@ -1360,7 +1404,8 @@ fn main() -> ExitCode {
                     "  {} in {:.1} s, peak RSS {}",
                     if r.passed { "PASS" } else { "FAIL" },
                     r.secs,
-                    r.rss_kib.map_or("?".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+                    r.rss_kib
+                        .map_or("?".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
                 );
                 if !r.passed {
                     println!("{}", r.what);

@@ -125,7 +125,16 @@ pub fn measure<B: Bench>(
     let tmp_s = tmp.display().to_string();
     let args = |t: &'static str| -> Vec<String> {
         [
-            "run", B::NAME, "--variant", &label, "--cycles", &cyc, "--threads", t, "--out", &tmp_s,
+            "run",
+            B::NAME,
+            "--variant",
+            &label,
+            "--cycles",
+            &cyc,
+            "--threads",
+            t,
+            "--out",
+            &tmp_s,
         ]
         .iter()
         .map(|s| s.to_string())
@@ -250,7 +259,14 @@ pub fn markdown(rows: &[StreamRow], fuzz: &[(String, u64, f64, f64)]) -> String 
         )
         .unwrap();
         for (b, k, j1, j2) in fuzz {
-            writeln!(s, "| {b} | {k} | {} | {} | {:.2} |", rate(*j1), rate(*j2), j2 / j1).unwrap();
+            writeln!(
+                s,
+                "| {b} | {k} | {} | {} | {:.2} |",
+                rate(*j1),
+                rate(*j2),
+                j2 / j1
+            )
+            .unwrap();
         }
     }
     s
@@ -277,7 +293,14 @@ pub struct Soak {
 pub fn soak(exe: &Path, block: &str, cycles: u64, tmp: &Path) -> Result<Soak> {
     let t0 = Instant::now();
     let o = Command::new(exe)
-        .args(["run", block, "--cycles", &cycles.to_string(), "--json", "--out"])
+        .args([
+            "run",
+            block,
+            "--cycles",
+            &cycles.to_string(),
+            "--json",
+            "--out",
+        ])
         .arg(tmp)
         .output()
         .with_context(|| format!("running {}", exe.display()))?;

@@ -19,6 +19,13 @@ fn scratch() -> PathBuf {
     d
 }
 
+/// The last line of stdout as JSON.
+fn json(o: &Output) -> serde_json::Value {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out.lines().last().unwrap_or("");
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
 fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -55,12 +62,90 @@ fn run_json_is_machine_readable() {
     let o = switchsim(&["run", "mmu", "--cycles", "500", "--json"]);
     let (out, _) = text(&o);
     assert_eq!(o.status.code(), Some(0));
-    let line = out.trim();
-    assert!(line.starts_with('{') && line.ends_with('}'), "{out}");
+    assert_eq!(out.lines().count(), 1, "one JSON document: {out}");
+    let v = json(&o);
+    assert_eq!(v["passed"], true);
+    assert_eq!(v["cycles"], 500);
+    assert!(v["peak_rss_kib"].as_u64().unwrap() > 0);
+}
+
+/// A failing `--json` has the same top-level keys as a passing one.
+#[test]
+fn run_json_has_the_same_keys_passing_or_failing() {
+    let pass = json(&switchsim(&["run", "mmu", "--cycles", "300", "--json"]));
+    let o = switchsim(&[
+        "run",
+        "mmu",
+        "--cycles",
+        "300",
+        "--json",
+        "--inject-fault",
+        "thr_o@100",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let fail = json(&o);
+    assert_eq!(fail["passed"], false);
+    assert_eq!(fail["mismatch"]["cycle"], 100);
+    let keys = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&pass), keys(&fail));
+}
+
+/// A real mismatch (a fault injected into the model's outputs) gives exit
+/// code 1 and the report: cycle, signal, expected and actual, seed, repro.
+#[test]
+fn a_mismatch_exits_1_with_the_report() {
+    let o = switchsim(&[
+        "run",
+        "mmu",
+        "--cycles",
+        "2000",
+        "--seed",
+        "3",
+        "--inject-fault",
+        "thr_o@1500",
+        "--out",
+        "fault-out",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
     assert!(
-        line.contains("\"passed\": true") && line.contains("\"cycles\": 500"),
+        out.contains("MISMATCH in mmu (p4cw16) at cycle 1500"),
         "{out}"
     );
+    assert!(out.contains("signal:     thr_o"), "{out}");
+    assert!(out.contains("seed:       3"), "{out}");
+    assert!(out.contains("repro.stim"), "{out}");
+    assert!(out.contains("merged.gtkw"), "{out}");
+}
+
+/// An output folder that cannot be written does not hide a mismatch: the
+/// verdict and the first divergence reach stdout (exit 1), with a line
+/// saying what could not be written.
+#[test]
+fn an_unwritable_output_folder_does_not_hide_a_mismatch() {
+    let dir = scratch();
+    let blocker = dir.join("not-a-dir");
+    std::fs::write(&blocker, "a file where the output folder would go").unwrap();
+    let out_arg = blocker.join("out");
+    let o = switchsim(&[
+        "run",
+        "mmu",
+        "--cycles",
+        "600",
+        "--inject-fault",
+        "thr_o@200",
+        "--out",
+        out_arg.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("MISMATCH in mmu (p4cw16) at cycle 200"),
+        "{out}"
+    );
+    assert!(out.contains("signal:     thr_o"), "{out}");
+    assert!(out.contains("not written:"), "{out}");
+    assert!(std::fs::read(&blocker).is_ok(), "the blocking file is kept");
 }
 
 #[test]
@@ -114,10 +199,223 @@ fn bad_arguments_and_files_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     let dir = scratch();
     let f = dir.join("bad.stim");
-    std::fs::write(&f, "block mmu\nvariant p4cw16\nconfig cfg_buf_cells_i=1\n").unwrap();
+    std::fs::write(
+        &f,
+        "# switchsim stimulus v2\nblock mmu\nvariant p4cw16\nconfig cfg_buf_cells_i=1\ncycles 0\nend\n",
+    )
+    .unwrap();
     assert_bad_input(
         &switchsim(&["replay", f.to_str().unwrap()]),
-        &["line 3", "configuration field", "missing"],
+        &["line 4", "configuration field", "missing"],
+    );
+    assert_bad_input(&switchsim(&["config", "all"]), &["`all` is not valid here"]);
+    assert_bad_input(&switchsim(&["trace", "all"]), &["`all` is not valid here"]);
+    assert_bad_input(&switchsim(&["run", "nosuch"]), &["known: mmu"]);
+}
+
+/// Empty budgets run nothing and say so (exit 2) instead of passing.
+#[test]
+fn empty_budgets_are_refused() {
+    for args in [
+        &["run", "mmu", "--cycles", "0"][..],
+        &["fuzz", "mmu", "--cases", "0"],
+        &["fuzz", "mmu", "--time", "0s"],
+        &["fuzz", "mmu", "--cases", "2", "--cycles", "0"],
+    ] {
+        let o = switchsim(args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {out}{err}");
+        assert!(!out.contains("PASS"), "{args:?}: {out}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// A closed pipe ends the process quietly (no panic, no exit 101).
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    use std::process::Stdio;
+    for args in [
+        &["run", "mmu", "--cycles", "20000"][..],
+        &["trace", "pfc", "refresh"],
+        &["fuzz", "mmu", "--cases", "3", "--cycles", "300"],
+    ] {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_switchsim"))
+            .args(args)
+            .current_dir(scratch())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(c.stdout.take()); // the reader goes away at once
+        let o = c.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_ne!(o.status.code(), Some(101), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// A stimulus file cut short, grown, corrupted or of an unknown version is
+/// refused (exit 2, with what is wrong), never replayed as a shorter run.
+#[test]
+fn a_truncated_or_corrupted_repro_is_refused() {
+    let dir = scratch();
+    let o = switchsim(&["trace", "mmu", "headroom", "--out", "trunc"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let good = std::fs::read_to_string(dir.join("trunc/mmu-headroom/scenario.stim")).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    let write = |name: &str, body: String| {
+        let f = dir.join(name);
+        std::fs::write(&f, body).unwrap();
+        f
+    };
+    // Cut at a line boundary, before the end.
+    let cut = write("cut.stim", lines[..lines.len() / 2].join("\n") + "\n");
+    assert_bad_input(
+        &switchsim(&["replay", cut.to_str().unwrap()]),
+        &["cut short"],
+    );
+    // Grown by a cycle (checksum and length disagree).
+    let mut grown: Vec<&str> = lines.clone();
+    grown.insert(lines.len() - 1, "c");
+    let grown = write("grown.stim", grown.join("\n") + "\n");
+    assert_bad_input(
+        &switchsim(&["replay", grown.to_str().unwrap()]),
+        &["checksum"],
+    );
+    // One digit changed.
+    let corrupt = write(
+        "corrupt.stim",
+        good.replacen("arr_len_i=4", "arr_len_i=5", 1),
+    );
+    assert_bad_input(
+        &switchsim(&["replay", corrupt.to_str().unwrap()]),
+        &["checksum"],
+    );
+    // A bare `end` (edited by hand) with a cycle dropped: the length check.
+    let mut short: Vec<&str> = lines[..lines.len() - 2].to_vec();
+    short.push("end");
+    let short = write("short.stim", short.join("\n") + "\n");
+    assert_bad_input(
+        &switchsim(&["replay", short.to_str().unwrap()]),
+        &["cut short or grown"],
+    );
+    // An unknown format version.
+    let v9 = write("v9.stim", good.replacen("stimulus v2", "stimulus v9", 1));
+    assert_bad_input(
+        &switchsim(&["replay", v9.to_str().unwrap()]),
+        &["`v9`", "not known"],
+    );
+    // The whole file still replays.
+    let whole = write("whole.stim", good);
+    assert_eq!(
+        switchsim(&["replay", whole.to_str().unwrap()])
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+/// `replay` validates the configuration as `run --config` does.
+#[test]
+fn replay_refuses_what_config_refuses() {
+    let dir = scratch();
+    let o = switchsim(&["trace", "credit", "bdp-toy", "--out", "val"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let good = std::fs::read_to_string(dir.join("val/credit-bdp-toy/scenario.stim")).unwrap();
+    // quantum = 0 in every slot, the end mark made bare (a hand edit).
+    let cfg = good
+        .lines()
+        .find(|l| l.starts_with("config "))
+        .unwrap()
+        .to_string();
+    let q = cfg
+        .split_whitespace()
+        .find(|t| t.starts_with("cfg_quantum_i="))
+        .unwrap()
+        .to_string();
+    let n = q.matches(',').count() + 1;
+    let zero = format!("cfg_quantum_i=[{}]", vec!["0"; n].join(","));
+    let mut bad = good.replacen(&q, &zero, 1);
+    let end = bad.rfind("end crc32=").unwrap();
+    bad.replace_range(end.., "end\n");
+    let f = dir.join("quantum0.stim");
+    std::fs::write(&f, bad).unwrap();
+    assert_bad_input(
+        &switchsim(&["replay", f.to_str().unwrap()]),
+        &["quantum", "--illegal-config"],
+    );
+    let o = switchsim(&["replay", "--illegal-config", f.to_str().unwrap()]);
+    assert_ne!(o.status.code(), Some(2), "{:?}", text(&o));
+}
+
+/// Two runs that differ only in their configuration get folders of their
+/// own; a run leaves nothing stale beside its results.
+#[test]
+fn runs_do_not_overwrite_each_other() {
+    let dir = scratch();
+    let f = dir.join("other.toml");
+    std::fs::write(&f, "xon_cells = 7\n").unwrap();
+    let a = json(&switchsim(&[
+        "run",
+        "mmu",
+        "--cycles",
+        "300",
+        "--vcd-cycles",
+        "50",
+        "--out",
+        "ow",
+        "--json",
+    ]));
+    let b = json(&switchsim(&[
+        "run",
+        "mmu",
+        "--cycles",
+        "300",
+        "--vcd-cycles",
+        "50",
+        "--out",
+        "ow",
+        "--json",
+        "--config",
+        f.to_str().unwrap(),
+    ]));
+    let (va, vb) = (
+        a["merged_vcd"].as_str().unwrap(),
+        b["merged_vcd"].as_str().unwrap(),
+    );
+    assert_ne!(va, vb, "another configuration, another folder");
+    assert!(dir.join(va).exists() && dir.join(vb).exists());
+    // A failing run, then a passing run of the same stimulus: no repro left.
+    let o = switchsim(&[
+        "run",
+        "mmu",
+        "--cycles",
+        "300",
+        "--out",
+        "stale",
+        "--json",
+        "--inject-fault",
+        "thr_o@50",
+    ]);
+    let repro = json(&o)["mismatch"]["repro"].as_str().unwrap().to_string();
+    assert!(dir.join(&repro).exists());
+    let o = switchsim(&[
+        "run",
+        "mmu",
+        "--cycles",
+        "300",
+        "--out",
+        "stale",
+        "--vcd-cycles",
+        "300",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        !dir.join(&repro).exists(),
+        "a stale repro.stim was left beside new waveforms"
     );
 }
 
@@ -164,10 +462,35 @@ fn shards_split_one_campaign_without_overlap() {
     ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    assert!(
-        out.contains("\"shard\": \"1/4\"") && out.contains("\"cases\": 3"),
-        "{out}"
-    );
+    let v = json(&o);
+    assert_eq!(v["shard"], "1/4");
+    assert_eq!(v["cases"], 3);
+}
+
+/// `fuzz --jobs 2` runs the same cases and gives the same report as
+/// `--jobs 1` (apart from the time taken).
+#[test]
+fn fuzz_jobs_give_the_same_report() {
+    let run = |jobs: &str| {
+        let o = switchsim(&[
+            "fuzz", "all", "--cases", "6", "--cycles", "500", "--seed", "11", "--jobs", jobs,
+            "--json",
+        ]);
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let o = v.as_object_mut().unwrap();
+                o.remove("seconds");
+                o.remove("cycles_per_second");
+                v
+            })
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (run("1"), run("2"));
+    assert_eq!(a.len(), 4, "one report per block");
+    assert!(a.iter().all(|r| r["cases"] == 6));
+    assert_eq!(a, b);
 }
 
 /// A PFC run writes the frames it transmitted as a pcap file (nanosecond
@@ -179,8 +502,8 @@ fn pfc_run_writes_a_pcap_of_its_frames() {
     ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    assert!(out.contains("\"pcap\": \""), "{out}");
-    let bytes = std::fs::read(scratch().join("pcap-out/pfc-qcw8cw16-seed9/frames.pcap")).unwrap();
+    let pcap = json(&o)["pcap"].as_str().unwrap().to_string();
+    let bytes = std::fs::read(scratch().join(pcap)).unwrap();
     assert_eq!(&bytes[0..4], &0xa1b2_3c4du32.to_le_bytes());
     assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()), 1);
     let (mut at, mut n, mut last_ns) = (24, 0, 0u64);
@@ -199,11 +522,11 @@ fn pfc_run_writes_a_pcap_of_its_frames() {
     }
     assert!(n > 0, "no frames in 4000 cycles");
     // A block without frames writes none.
-    let o = switchsim(&["run", "mmu", "--cycles", "500", "--out", "pcap-out"]);
+    let o = switchsim(&[
+        "run", "mmu", "--cycles", "500", "--out", "pcap-out", "--json",
+    ]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(!scratch()
-        .join("pcap-out/mmu-p4cw16-seed1/frames.pcap")
-        .exists());
+    assert!(json(&o)["pcap"].is_null());
 }
 
 /// `sweep --plot-only` draws an existing sweep CSV to an SVG and a PNG
