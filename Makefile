@@ -20,7 +20,7 @@ FUZZ_TIME   ?= 3m
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
-.PHONY: all deps build run test lint test-mmu test-pfc fuzz bench soak synth mutate clean test-credit test-arbiter test-stx sweep-stx
+.PHONY: all deps build run test lint blocks fuzz bench soak synth mutate clean test-stx sweep-stx
 
 all: build
 
@@ -50,12 +50,17 @@ lint: build
 test: lint
 	$(CARGO) test --release --workspace
 
-test-mmu: build
-	$(CARGO) test --release -p testbenches --test mmu
+# Per block, for every block of the registry (testbenches/src/registry.rs):
+# `make test-<block>` runs the model's unit tests of that block and its
+# testbench (tests/<block>.rs). `make blocks` lists the names.
+blocks: build
+	@$(SWITCHSIM) list
 
-test-pfc: build
-	$(CARGO) test --release -p model pfc
-	$(CARGO) test --release -p testbenches --test pfc
+test-%: build
+	@$(SWITCHSIM) list | awk '{print $$1}' | grep -qx '$*' || \
+	  { echo "error: no block \`$*' (make blocks lists them)" >&2; exit 2; }
+	$(CARGO) test --release -p model $*::
+	$(CARGO) test --release -p testbenches --test $*
 
 # Time-boxed fuzz campaign over every block; fails on a mismatch or on a
 # coverage bin never hit.
@@ -91,11 +96,9 @@ synth: build
 mutate: build
 	$(SWITCHSIM) mutate --write docs/mutation.md
 
-test-arbiter: build
-	$(CARGO) test --release -p testbenches --test arbiter
-
 # STX switch system (seed 004): analytic model, system properties and Fig. 2
 # scenarios (model crate), system with model vs RTL arbiter (testbenches).
+# (Declared before the pattern rule's blocks: stx is a study, not a block.)
 test-stx: build
 	$(CARGO) test --release -p model stx_
 	$(CARGO) test --release -p testbenches --test stx
@@ -103,9 +106,6 @@ test-stx: build
 # Delay/throughput/STX figures vs the analytic model, N = 64, RTT = 64.
 sweep-stx: build
 	$(SWITCHSIM) sweep --out out/stx_sweep.csv
-
-test-credit: build
-	$(CARGO) test --release -p testbenches --test credit
 
 clean:
 	$(CARGO) clean

@@ -67,14 +67,17 @@ fn variants_of<B: Block>() -> Vec<Variant> {
         .collect()
 }
 
-/// The blocks with RTL. One line per block.
+/// The variants of every block of the registry (`testbenches::registry`).
 fn all_variants() -> Vec<Variant> {
-    let mut v = Vec::new();
-    v.extend(variants_of::<model::mmu::Mmu>());
-    v.extend(variants_of::<model::pfc::Pfc>());
-    v.extend(variants_of::<model::credit::Credit>());
-    v.extend(variants_of::<model::arbiter::Arbiter>());
-    v
+    struct All(Vec<Variant>);
+    impl testbenches::registry::Visit for All {
+        fn visit<B: testbenches::Bench>(&mut self) {
+            self.0.extend(variants_of::<B>());
+        }
+    }
+    let mut v = All(Vec::new());
+    testbenches::registry::each(&mut v);
+    v.0
 }
 
 fn fail(msg: impl AsRef<str>) -> ! {

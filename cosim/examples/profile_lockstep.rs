@@ -84,11 +84,19 @@ fn main() -> Result<()> {
         bail!("usage: profile_lockstep <block> <variant> <cycles> <runs>");
     }
     let (v, n, r) = (a[1].as_str(), a[2].parse()?, a[3].parse()?);
-    match a[0].as_str() {
-        "mmu" => go::<model::mmu::Mmu>(v, n, r),
-        "pfc" => go::<model::pfc::Pfc>(v, n, r),
-        "credit" => go::<model::credit::Credit>(v, n, r),
-        "arbiter" => go::<model::arbiter::Arbiter>(v, n, r),
-        b => bail!("unknown block {b}"),
+    struct Go<'a>(&'a str, usize, usize, Option<Result<()>>);
+    impl testbenches::registry::Visit for Go<'_> {
+        fn visit<B: Bench>(&mut self) {
+            self.3 = Some(go::<B>(self.0, self.1, self.2));
+        }
     }
+    let mut g = Go(v, n, r, None);
+    if !testbenches::registry::visit_named(&a[0], &mut g) {
+        bail!(
+            "unknown block {} (known: {})",
+            a[0],
+            testbenches::registry::names().join(", ")
+        );
+    }
+    g.3.expect("visited")
 }

@@ -8,10 +8,6 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
 use cosim::fuzz::{self, FuzzOptions};
 use cosim::lockstep::{self, Coverage, Options, Outcome, WaveFiles, Waves};
-use model::arbiter::Arbiter;
-use model::credit::Credit;
-use model::mmu::Mmu;
-use model::pfc::Pfc;
 use model::stim::Stimulus;
 use model::{Block, Params};
 use std::io::{IsTerminal, Write};
@@ -20,25 +16,113 @@ use std::process::ExitCode;
 use std::time::Duration;
 use testbenches::Bench;
 
-/// Blocks with a golden model and RTL, in the order `all` runs them.
-const BLOCKS: &[&str] = &["mmu", "pfc", "credit", "arbiter"];
+/// A command run for one block, generically.
+trait Command {
+    fn call<B: Bench>(&mut self) -> Result<u8>;
+}
 
-/// Calls `$f::<Block>($args)` for the block named `$name`.
-macro_rules! with_block {
-    ($name:expr, $f:ident ( $($arg:expr),* )) => {
-        match $name {
-            "mmu" => $f::<Mmu>($($arg),*),
-            "pfc" => $f::<Pfc>($($arg),*),
-            "arbiter" => $f::<Arbiter>($($arg),*),
-            "credit" => $f::<Credit>($($arg),*),
-            "all" => Err(anyhow!(
-                "`all` is not valid here: name one block ({})", BLOCKS.join(", ")
-            )),
-            other => Err(anyhow!(
-                "unknown block `{other}` (known: {})", BLOCKS.join(", ")
-            )),
+/// Runs `c` for the block named `name`, found in the registry
+/// (`testbenches::registry`, the one list of blocks).
+fn for_block<C: Command>(name: &str, c: &mut C) -> Result<u8> {
+    struct Adapter<'a, C> {
+        c: &'a mut C,
+        out: Option<Result<u8>>,
+    }
+    impl<C: Command> testbenches::registry::Visit for Adapter<'_, C> {
+        fn visit<B: Bench>(&mut self) {
+            self.out = Some(self.c.call::<B>());
+        }
+    }
+    let mut a = Adapter { c, out: None };
+    testbenches::registry::visit_named(name, &mut a);
+    a.out.unwrap_or_else(|| {
+        let known = testbenches::registry::names().join(", ");
+        Err(if name == "all" {
+            anyhow!("`all` is not valid here: name one block ({known})")
+        } else {
+            anyhow!("unknown block `{name}` (known: {known})")
+        })
+    })
+}
+
+/// Declares a [`Command`] that calls the generic function `$f::<B>` with
+/// the struct's fields.
+macro_rules! command {
+    ($c:ident<$l:lifetime> { $($field:ident : $ty:ty),* $(,)? } => $f:ident) => {
+        struct $c<$l> {
+            $($field: $ty),*
+        }
+        impl Command for $c<'_> {
+            fn call<B: Bench>(&mut self) -> Result<u8> {
+                $f::<B>($(self.$field),*)
+            }
         }
     };
+}
+
+command!(RunC<'a> { a: &'a RunArgs<'a> } => cmd_run);
+command!(FuzzC<'a> { a: &'a FuzzArgs } => cmd_fuzz);
+command!(ReplayC<'a> { text: &'a str, out: &'a Path, illegal: bool } => cmd_replay);
+command!(TraceC<'a> { name: Option<&'a str>, out: &'a Path } => cmd_trace);
+command!(ConfigC<'a> { variant: Option<&'a str> } => cmd_config);
+
+struct LintC<'a> {
+    rtl: &'a Path,
+    failed: &'a mut usize,
+}
+impl Command for LintC<'_> {
+    fn call<B: Bench>(&mut self) -> Result<u8> {
+        lint_block::<B>(self.rtl, self.failed)
+    }
+}
+
+struct SynthC<'a>(&'a mut Vec<String>);
+impl Command for SynthC<'_> {
+    fn call<B: Bench>(&mut self) -> Result<u8> {
+        synth_block::<B>(self.0)
+    }
+}
+
+struct ListC;
+impl Command for ListC {
+    fn call<B: Bench>(&mut self) -> Result<u8> {
+        list_block::<B>()
+    }
+}
+
+struct BenchC<'a> {
+    seconds: f64,
+    repeat: usize,
+    rows: &'a mut Vec<cosim::bench::Row>,
+    rss: &'a mut Vec<(String, String, Option<u64>)>,
+    streamed: &'a mut Vec<cosim::streambench::StreamRow>,
+}
+impl Command for BenchC<'_> {
+    fn call<B: Bench>(&mut self) -> Result<u8> {
+        bench_block::<B>(
+            self.seconds,
+            self.repeat,
+            self.rows,
+            self.rss,
+            self.streamed,
+        )
+    }
+}
+
+struct MutateC<'a> {
+    cases: usize,
+    jobs: usize,
+    limit: Option<usize>,
+    only: &'a [String],
+    list: bool,
+    md: &'a mut (String, String),
+}
+impl Command for MutateC<'_> {
+    fn call<B: Bench>(&mut self) -> Result<u8> {
+        mutate_block::<B>(
+            self.cases, self.jobs, self.limit, self.only, self.list, self.md,
+        )
+    }
 }
 
 #[derive(Parser)]
@@ -961,7 +1045,7 @@ fn merge_mutation_report(path: &Path, md: &(String, String)) -> (String, String)
         Some(format!("{head}{}", rest[..end].trim_end_matches('\n')) + "\n")
     };
     let (mut rows, mut dets) = (String::new(), String::new());
-    for b in BLOCKS {
+    for b in testbenches::registry::names() {
         let (r, d) = match row_of(&md.0, b) {
             Some(r) => (Some(r), section_of(&md.1, b)),
             None => (row_of(&old, b), section_of(&old, b)),
@@ -1125,11 +1209,14 @@ where
 
 fn blocks_of(name: &str) -> Result<Vec<&str>> {
     if name == "all" {
-        Ok(BLOCKS.to_vec())
-    } else if BLOCKS.contains(&name) {
+        Ok(testbenches::registry::names())
+    } else if testbenches::registry::names().contains(&name) {
         Ok(vec![name])
     } else {
-        bail!("unknown block `{name}` (known: {}, all)", BLOCKS.join(", "))
+        bail!(
+            "unknown block `{name}` (known: {}, all)",
+            testbenches::registry::names().join(", ")
+        )
     }
 }
 
@@ -1269,7 +1356,7 @@ fn main() -> ExitCode {
             }
             let mut worst = 0;
             for b in blocks_of(&block)? {
-                worst = worst.max(with_block!(b, cmd_run(&a))?);
+                worst = worst.max(for_block(b, &mut RunC { a: &a })?);
             }
             Ok(worst)
         })(),
@@ -1307,7 +1394,7 @@ fn main() -> ExitCode {
                     require_coverage,
                     json,
                 };
-                worst = worst.max(with_block!(b, cmd_fuzz(&a))?);
+                worst = worst.max(for_block(b, &mut FuzzC { a: &a })?);
                 if worst == 1 && !require_coverage {
                     break;
                 }
@@ -1326,21 +1413,43 @@ fn main() -> ExitCode {
                 .find_map(|l| l.trim().strip_prefix("block "))
                 .map(|s| s.trim().to_string())
                 .ok_or_else(|| anyhow!("{}: no `block` line", file.display()))?;
-            with_block!(block.as_str(), cmd_replay(&text, &out, illegal_config))
-                .with_context(|| format!("{}", file.display()))
+            for_block(
+                block.as_str(),
+                &mut ReplayC {
+                    text: &text,
+                    out: &out,
+                    illegal: illegal_config,
+                },
+            )
+            .with_context(|| format!("{}", file.display()))
         })(),
         Cmd::Trace {
             block,
             scenario,
             out,
-        } => with_block!(block.as_str(), cmd_trace(scenario.as_deref(), &out)),
-        Cmd::Config { block, variant } => {
-            with_block!(block.as_str(), cmd_config(variant.as_deref()))
-        }
+        } => for_block(
+            block.as_str(),
+            &mut TraceC {
+                name: scenario.as_deref(),
+                out: &out,
+            },
+        ),
+        Cmd::Config { block, variant } => for_block(
+            block.as_str(),
+            &mut ConfigC {
+                variant: variant.as_deref(),
+            },
+        ),
         Cmd::Lint { rtl } => (|| {
             let mut failed = 0;
-            for b in BLOCKS {
-                with_block!(*b, lint_block(&rtl, &mut failed))?;
+            for b in testbenches::registry::names() {
+                for_block(
+                    b,
+                    &mut LintC {
+                        rtl: &rtl,
+                        failed: &mut failed,
+                    },
+                )?;
             }
             Ok(u8::from(failed > 0))
         })(),
@@ -1351,7 +1460,10 @@ fn main() -> ExitCode {
             write,
         } => (|| {
             let names: Vec<String> = if blocks.is_empty() {
-                BLOCKS.iter().map(|s| s.to_string()).collect()
+                testbenches::registry::names()
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
             } else {
                 blocks
             };
@@ -1360,9 +1472,15 @@ fn main() -> ExitCode {
             let mut streamed = Vec::new();
             let mut fuzz_rows = Vec::new();
             for b in &names {
-                with_block!(
-                    b.as_str(),
-                    bench_block(seconds, repeat, &mut rows, &mut rss, &mut streamed)
+                for_block(
+                    b,
+                    &mut BenchC {
+                        seconds,
+                        repeat,
+                        rows: &mut rows,
+                        rss: &mut rss,
+                        streamed: &mut streamed,
+                    },
                 )?;
                 let tmp =
                     std::env::temp_dir().join(format!("switchsim-fuzz-{}", std::process::id()));
@@ -1390,7 +1508,10 @@ fn main() -> ExitCode {
             write,
         } => (|| {
             let names: Vec<String> = if blocks.is_empty() {
-                BLOCKS.iter().map(|s| s.to_string()).collect()
+                testbenches::registry::names()
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
             } else {
                 blocks
             };
@@ -1422,19 +1543,22 @@ fn main() -> ExitCode {
         })(),
         Cmd::Synth { blocks, write } => (|| {
             let names: Vec<String> = if blocks.is_empty() {
-                BLOCKS.iter().map(|s| s.to_string()).collect()
+                testbenches::registry::names()
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
             } else {
                 blocks
             };
             println!("| block | variant | cells | flip-flops | muxes | yosys s |\n|---|---|---:|---:|---:|---:|");
             let mut rows = Vec::new();
             for b in &names {
-                with_block!(b.as_str(), synth_block(&mut rows))?;
+                for_block(b, &mut SynthC(&mut rows))?;
             }
             if let Some(path) = write {
                 // Blocks not synthesised in this run keep their row.
                 let old = std::fs::read_to_string(&path).unwrap_or_default();
-                let merged: Vec<String> = BLOCKS
+                let merged: Vec<String> = testbenches::registry::names()
                     .iter()
                     .filter_map(|b| {
                         let head = format!("| {b} |");
@@ -1468,7 +1592,10 @@ fn main() -> ExitCode {
             write,
         } => (|| {
             let names: Vec<String> = if blocks.is_empty() {
-                BLOCKS.iter().map(|s| s.to_string()).collect()
+                testbenches::registry::names()
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
             } else {
                 blocks
             };
@@ -1476,9 +1603,16 @@ fn main() -> ExitCode {
             let mut worst = 0;
             println!("| block | mutants | stillborn | valid | equivalent | killed | survived | kill rate | seconds |");
             for b in &names {
-                worst = worst.max(with_block!(
-                    b.as_str(),
-                    mutate_block(cases, jobs, limit, &only, list, &mut md)
+                worst = worst.max(for_block(
+                    b,
+                    &mut MutateC {
+                        cases,
+                        jobs,
+                        limit,
+                        only: &only,
+                        list,
+                        md: &mut md,
+                    },
                 )?);
             }
             if let (Some(path), false) = (write, list) {
@@ -1531,8 +1665,8 @@ fn main() -> ExitCode {
             &out,
         ),
         Cmd::List => (|| {
-            for b in BLOCKS {
-                with_block!(*b, list_block())?;
+            for b in testbenches::registry::names() {
+                for_block(b, &mut ListC)?;
             }
             Ok(0)
         })(),

@@ -13,6 +13,7 @@
 //! its concrete cycles (`cosim::lockstep::minimize`).
 
 pub mod pcap;
+pub mod registry;
 pub mod rng;
 
 pub mod arbiter;

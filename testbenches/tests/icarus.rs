@@ -5,10 +5,7 @@
 
 mod support;
 
-use model::arbiter::Arbiter;
-use model::credit::Credit;
 use model::mmu::{Mmu, MmuParams};
-use model::pfc::Pfc;
 use model::stim::Stimulus;
 use model::Block;
 use testbenches::Bench;
@@ -30,50 +27,48 @@ where
     }
 }
 
-/// Every directed scenario of `B`, a random run of `cycles` cycles on each
-/// variant that `keep` selects, and one on the default configuration.
-fn under_icarus<B: Bench>(cycles: usize, keep: impl Fn(&B::Params) -> bool)
-where
-    B::Params: 'static,
-{
+/// Icarus interprets the RTL at a rate that falls with its size: a random
+/// run gets about this many input words in all (3000 cycles of the MMU,
+/// a few hundred of the N = 32 and 64 arbiters).
+const WORD_BUDGET: usize = 12_000;
+
+/// Every directed scenario of `B`, a random run on every variant (shorter
+/// for wider ones) and one on the default configuration.
+fn under_icarus<B: Bench>() {
     for s in B::scenarios() {
         check(&(s.build)(), s.name);
     }
+    let cycles_of = |v: &B::Params| {
+        use model::PortGroup;
+        (WORD_BUDGET / B::Inputs::layout(v).words.max(1)).clamp(150, 3000)
+    };
     for (k, v) in B::variants().into_iter().enumerate() {
-        if !keep(&v) {
-            continue;
-        }
+        let cycles = cycles_of(&v);
         let stim = testbenches::generate::<B>(&v, 7 * k as u64 + 1, cycles, None);
         let label = model::Params::label(&stim.params);
         check(&stim, &format!("random-{label}"));
     }
     let p = B::variants()[0].clone();
     check(
-        &testbenches::generate::<B>(&p, 3, cycles, Some(&B::default_config(&p))),
+        &testbenches::generate::<B>(&p, 3, cycles_of(&p), Some(&B::default_config(&p))),
         "default",
     );
 }
 
+/// Every block of the registry, every variant (the N = 32 and 64 arbiters
+/// too, on a short run).
 #[test]
-fn mmu_under_icarus() {
-    under_icarus::<Mmu>(3000, |_| true);
-}
-
-#[test]
-fn pfc_under_icarus() {
-    under_icarus::<Pfc>(3000, |_| true);
-}
-
-#[test]
-fn credit_under_icarus() {
-    under_icarus::<Credit>(2000, |_| true);
-}
-
-/// Icarus interprets the N = 32 and 64 arbiters at a few cycles per second;
-/// the random runs take N <= 16 (the directed scenarios are N = 4 and 8).
-#[test]
-fn arbiter_under_icarus() {
-    under_icarus::<Arbiter>(1000, |p| p.n <= 16);
+fn every_block_under_icarus() {
+    struct Each(usize);
+    impl testbenches::registry::Visit for Each {
+        fn visit<B: Bench>(&mut self) {
+            under_icarus::<B>();
+            self.0 += 1;
+        }
+    }
+    let mut e = Each(0);
+    testbenches::registry::each(&mut e);
+    assert_eq!(e.0, testbenches::registry::names().len());
 }
 
 #[test]

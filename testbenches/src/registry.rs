@@ -1,0 +1,87 @@
+//! The one list of blocks.
+//!
+//! Everything that does something for every block (the verilated variants
+//! in `cosim/build.rs`, every command of `switchsim` and `all`, fuzz, lint,
+//! synthesis, mutation, bench, the profiling example, the Icarus, scenario
+//! and `step_into` tests) walks this list through a [`Visit`]or. Adding a
+//! block is its spec, RTL, model and testbench, plus one line in [`each`].
+
+use crate::Bench;
+
+/// Something done for one block, generically.
+pub trait Visit {
+    /// Does it for block `B`.
+    fn visit<B: Bench>(&mut self);
+}
+
+/// Visits every block, in the order `all` runs them.
+pub fn each<V: Visit>(v: &mut V) {
+    v.visit::<model::mmu::Mmu>();
+    v.visit::<model::pfc::Pfc>();
+    v.visit::<model::credit::Credit>();
+    v.visit::<model::arbiter::Arbiter>();
+}
+
+/// The blocks' names, in the order `all` runs them.
+pub fn names() -> Vec<&'static str> {
+    struct Names(Vec<&'static str>);
+    impl Visit for Names {
+        fn visit<B: Bench>(&mut self) {
+            self.0.push(B::NAME);
+        }
+    }
+    let mut n = Names(Vec::new());
+    each(&mut n);
+    n.0
+}
+
+/// Visits the block named `name`; `false` when there is none.
+pub fn visit_named<V: Visit>(name: &str, v: &mut V) -> bool {
+    struct One<'a, V> {
+        name: &'a str,
+        v: &'a mut V,
+        found: bool,
+    }
+    impl<V: Visit> Visit for One<'_, V> {
+        fn visit<B: Bench>(&mut self) {
+            if B::NAME == self.name {
+                self.v.visit::<B>();
+                self.found = true;
+            }
+        }
+    }
+    let mut one = One {
+        name,
+        v,
+        found: false,
+    };
+    each(&mut one);
+    one.found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found() {
+        let n = names();
+        assert!(n.len() >= 4);
+        let mut s = n.clone();
+        s.sort();
+        s.dedup();
+        assert_eq!(s.len(), n.len(), "a block listed twice");
+        struct Count(usize);
+        impl Visit for Count {
+            fn visit<B: Bench>(&mut self) {
+                self.0 += 1;
+            }
+        }
+        for name in &n {
+            let mut c = Count(0);
+            assert!(visit_named(name, &mut c));
+            assert_eq!(c.0, 1);
+        }
+        assert!(!visit_named("nosuch", &mut Count(0)));
+    }
+}
