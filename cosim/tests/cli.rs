@@ -72,12 +72,12 @@ fn bad_configuration_names_field_value_and_range() {
         &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
         &["alpha = 9", "-8..=7"],
     );
-    std::fs::write(&f, "hdrm_cells = 70000\n").unwrap();
+    std::fs::write(&f, "hdrm_cells = [64, 70000, 0, 64]\n").unwrap();
     assert_bad_input(
         &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
         &["hdrm_cells", "70000", "0..=65535"],
     );
-    std::fs::write(&f, "hdrm_cells = 1000\n").unwrap();
+    std::fs::write(&f, "hdrm_cells = [0, 1000, 1000, 1000]\n").unwrap();
     assert_bad_input(
         &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
         &["cfg_buf_cells_i", "exceed the buffer"],

@@ -4,7 +4,8 @@
 //! edges on purpose: a buffer of exactly `2^CW - 1` cells, a shared pool of
 //! exactly zero (private + headroom + lossy filling the buffer), every alpha
 //! encoding from -8 (alpha = 0) to 7, Xon of 0 and of the whole pool, no
-//! lossless priority and all eight.
+//! lossless priority and all eight, a headroom that differs from port to port
+//! (ports with none, one port with all of it, one port with `2^CW - 1`).
 //!
 //! Traffic is generated as *intents* and realised against a shadow golden
 //! model, the way a UVM sequence consults a reference model: a departure is
@@ -61,17 +62,43 @@ fn cfg_of(p: &MmuParams, v: CfgDraw) -> MmuConfig {
         1 => (v.buf % (max.min(4096) + 1)).max(1),
         _ => 16 + v.buf % 512.min(max - 15),
     };
-    let n_ll = p.ports as u64 * v.mask.count_ones() as u64;
+    let n_prio = v.mask.count_ones() as u64;
+    let n_ll = p.ports as u64 * n_prio;
     let budget = b * v.reserved_pm / 1000;
     let per_q = budget.checked_div(n_ll).unwrap_or(0);
     let mut phi = per_q * v.phi_pm / 1000;
-    let mut eta = per_q - phi;
+    // Headroom: the ports share `P (per_q - phi)` cells per lossless
+    // priority unevenly, by weight: a port of weight 0 has none, a port
+    // alone with weight has it all.
+    let pool = (per_q - phi) * p.ports as u64;
+    let w = |k: usize| v.eta_w[k % v.eta_w.len()] as u64;
+    let wsum: u64 = (0..p.ports).map(w).sum();
+    let mut eta: Vec<u64> = (0..p.ports)
+        .map(|k| (pool * w(k)).checked_div(wsum).unwrap_or(0))
+        .collect();
     if v.illegal {
         // Headroom beyond what the buffer can hold (when anything is lossless).
-        eta = max - v.buf % 4;
+        eta = vec![max - v.buf % 4; p.ports];
+        eta[v.eta_port % p.ports] = max;
         phi = phi.min(max);
+    } else if v.eta_max && n_prio > 0 {
+        // The largest headroom a port can have: the whole buffer, one
+        // lossless priority, nothing private, no lossy pool, Bs = 0.
+        let b = max;
+        let mut eta = vec![0; p.ports];
+        eta[v.eta_port % p.ports] = max as u32;
+        return MmuConfig {
+            cfg_buf_cells_i: b as u32,
+            cfg_lossy_cells_i: 0,
+            cfg_priv_cells_i: 0,
+            cfg_hdrm_cells_i: eta,
+            cfg_xon_cells_i: (v.xon % (max + 1)) as u32,
+            cfg_alpha_i: i4::new(v.alpha),
+            cfg_alpha_lossy_i: i4::new(v.alpha_l),
+            cfg_lossless_i: 1 << v.mask.trailing_zeros(),
+        };
     }
-    let rest = b.saturating_sub(n_ll * (phi + eta));
+    let rest = b.saturating_sub(n_ll * phi + n_prio * eta.iter().sum::<u64>());
     let lossy = if v.lossy_pm == 1000 {
         rest // shared pool of exactly zero cells
     } else {
@@ -89,7 +116,7 @@ fn cfg_of(p: &MmuParams, v: CfgDraw) -> MmuConfig {
         cfg_buf_cells_i: b as u32,
         cfg_lossy_cells_i: lossy.min(max) as u32,
         cfg_priv_cells_i: phi.min(max) as u32,
-        cfg_hdrm_cells_i: eta.min(max) as u32,
+        cfg_hdrm_cells_i: eta.iter().map(|&e| e.min(max) as u32).collect(),
         cfg_xon_cells_i: xon as u32,
         cfg_alpha_i: i4::new(v.alpha),
         cfg_alpha_lossy_i: i4::new(v.alpha_l),
@@ -110,6 +137,12 @@ struct CfgDraw {
     alpha: i8,
     alpha_l: i8,
     illegal: bool,
+    /// Headroom weight of each port (port `k` uses `eta_w[k % 8]`).
+    eta_w: [u8; 8],
+    /// The port that gets the largest (or an illegal) headroom.
+    eta_port: usize,
+    /// One port with the largest legal headroom, `2^CW - 1`.
+    eta_max: bool,
 }
 
 /// Configurations for variant `p`.
@@ -137,6 +170,13 @@ pub fn config_strategy(p: &MmuParams, illegal: bool) -> BoxedStrategy<MmuConfig>
         } else {
             Just(false).boxed()
         },
+        (
+            proptest::array::uniform8(
+                prop_oneof![2 => Just(0u8), 1 => Just(255u8), 3 => any::<u8>()],
+            ),
+            0usize..16,
+            proptest::bool::weighted(0.05),
+        ),
     )
         .prop_map(
             |(
@@ -146,6 +186,7 @@ pub fn config_strategy(p: &MmuParams, illegal: bool) -> BoxedStrategy<MmuConfig>
                 (xon_sel, xon),
                 (a, al),
                 ill,
+                (eta_w, eta_port, eta_max),
             )| {
                 CfgDraw {
                     mask,
@@ -159,6 +200,9 @@ pub fn config_strategy(p: &MmuParams, illegal: bool) -> BoxedStrategy<MmuConfig>
                     alpha: a,
                     alpha_l: al,
                     illegal: ill,
+                    eta_w,
+                    eta_port,
+                    eta_max,
                 }
             },
         );
@@ -397,13 +441,15 @@ pub mod scenario {
         let p = MmuParams::default();
         let l = len as u32;
         let needed = l * (1 + (d as u32) / l);
-        let n_ll = p.ports as u32; // priority 3 only
         let bs = 20 * l;
+        // Only port 0 carries traffic: the other ports get no headroom.
+        let mut hdrm = vec![0; p.ports];
+        hdrm[0] = eta;
         let cfg = MmuConfig {
-            cfg_buf_cells_i: bs + n_ll * eta,
+            cfg_buf_cells_i: bs + eta, // priority 3 only
             cfg_lossy_cells_i: 0,
             cfg_priv_cells_i: 0,
-            cfg_hdrm_cells_i: eta,
+            cfg_hdrm_cells_i: hdrm,
             cfg_xon_cells_i: l,
             cfg_alpha_i: i4::new(0),
             cfg_alpha_lossy_i: i4::new(0),
@@ -460,7 +506,7 @@ pub mod scenario {
             cfg_buf_cells_i: bs + p.ports as u32 * eta,
             cfg_lossy_cells_i: 0,
             cfg_priv_cells_i: 0,
-            cfg_hdrm_cells_i: eta,
+            cfg_hdrm_cells_i: vec![eta; p.ports],
             cfg_xon_cells_i: 0,
             cfg_alpha_i: i4::new(alpha_k),
             cfg_alpha_lossy_i: i4::new(0),

@@ -1360,11 +1360,14 @@ pub mod system {
         // into headroom and raises PAUSE.
         let mp = MmuParams::default();
         let bs = 20 * l;
+        // Only port 0 carries traffic: the other ports get no headroom.
+        let mut hdrm = vec![0; mp.ports];
+        hdrm[0] = s.eta_cells;
         let mc = MmuConfig {
-            cfg_buf_cells_i: bs + mp.ports as u32 * s.eta_cells,
+            cfg_buf_cells_i: bs + s.eta_cells,
             cfg_lossy_cells_i: 0,
             cfg_priv_cells_i: 0,
-            cfg_hdrm_cells_i: s.eta_cells,
+            cfg_hdrm_cells_i: hdrm,
             cfg_xon_cells_i: l,
             cfg_alpha_i: i4::new(0),
             cfg_alpha_lossy_i: i4::new(0),

@@ -456,7 +456,7 @@ fn hysteresis_around_xoff_gives_one_xoff() {
         cfg_buf_cells_i: 100 + 4 * 20,
         cfg_lossy_cells_i: 0,
         cfg_priv_cells_i: 0,
-        cfg_hdrm_cells_i: 20,
+        cfg_hdrm_cells_i: vec![20; 4],
         cfg_xon_cells_i: 10,
         cfg_alpha_i: i4::new(0),
         cfg_alpha_lossy_i: i4::new(0),
