@@ -9,6 +9,8 @@
 //! - [`stx`]: the STX switch system simulation around the arbiter RTL, and
 //!   its curves as CSV and PNG.
 //! - [`plot`]: line charts rendered to PNG, with a built-in bitmap font.
+//! - [`size`]: `switchsim size`, buffer sizing from a link (`studies::sizing`)
+//!   to MMU and credit configurations.
 
 pub mod bench;
 pub mod config;
@@ -19,6 +21,7 @@ pub mod mutate;
 pub mod plot;
 pub mod rtl;
 pub mod shimgen;
+pub mod size;
 pub mod stx;
 pub mod wave;
 
