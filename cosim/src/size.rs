@@ -376,12 +376,27 @@ pub fn size(a: &SizeArgs) -> Result<Sizing> {
         mmu.0.label(),
         mmu.1.cfg_hdrm_cells_i
     );
+    if n_ports_without_cable(a, &mmu.0) > 0 {
+        let idle: Vec<String> = (a.cables.len()..mmu.0.ports)
+            .map(|k| k.to_string())
+            .collect();
+        let _ = writeln!(s, "  (no cable on port {}: no headroom)", idle.join(", "));
+    }
     Ok(Sizing {
         text: s,
         headroom: heads,
         mmu,
         credit,
     })
+}
+
+/// Ports of `p` that get no cable (none when one cable sizes every port).
+fn n_ports_without_cable(a: &SizeArgs, p: &MmuParams) -> usize {
+    if a.cables.len() == 1 {
+        0
+    } else {
+        p.ports - a.cables.len()
+    }
 }
 
 /// The MMU variant and configuration: one headroom per ingress port.
