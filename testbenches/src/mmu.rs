@@ -367,6 +367,15 @@ pub fn cycles_strategy(
         .boxed()
 }
 
+/// Headroom per port for upstreams that stop 0, 12, 30 and 100 cycles after
+/// PAUSE, packets of 4 cells (the `headroom-per-port` scenario).
+pub fn per_port_headroom() -> Vec<u32> {
+    [0, 12, 30, 100]
+        .iter()
+        .map(|&d| scenario::headroom_needed(4, d))
+        .collect()
+}
+
 impl Bench for Mmu {
     fn scenarios() -> Vec<crate::Scenario<Mmu>> {
         vec![
@@ -381,6 +390,13 @@ impl Bench for Mmu {
                 about:
                     "seed 001: the same with headroom one packet short: the last packet is dropped",
                 build: || scenario::headroom(4, 12, 12).0,
+            },
+            crate::Scenario {
+                name: "headroom-per-port",
+                about:
+                    "seed 001: port 2's upstream reacts in 30 cycles, its headroom sized for that; \
+                        ports 0, 1, 3 sized for 0, 12 and 100 cycles: no drop",
+                build: || scenario::headroom_on(2, 4, 30, &per_port_headroom()).0,
             },
             crate::Scenario {
                 name: "dt-steady-state",
@@ -438,18 +454,31 @@ pub mod scenario {
     ///
     /// Returns the stimulus (with headroom `eta`) and `eta_needed`.
     pub fn headroom(len: u8, d: usize, eta: u32) -> (Stimulus<Mmu>, u32) {
-        let p = MmuParams::default();
-        let l = len as u32;
-        let needed = l * (1 + (d as u32) / l);
-        let bs = 20 * l;
         // Only port 0 carries traffic: the other ports get no headroom.
-        let mut hdrm = vec![0; p.ports];
+        let mut hdrm = vec![0; MmuParams::default().ports];
         hdrm[0] = eta;
+        headroom_on(0, len, d, &hdrm)
+    }
+
+    /// The headroom needed by an upstream sending packets of `len` cells
+    /// back to back that stops `d` cycles after the PAUSE.
+    pub fn headroom_needed(len: u8, d: usize) -> u32 {
+        len as u32 * (1 + d as u32 / len as u32)
+    }
+
+    /// [`headroom`] on ingress port `port`, every port's headroom given
+    /// (`hdrm`, `cfg_hdrm_cells_i`): only `hdrm[port]` may decide a drop.
+    pub fn headroom_on(port: usize, len: u8, d: usize, hdrm: &[u32]) -> (Stimulus<Mmu>, u32) {
+        let p = MmuParams::default();
+        assert_eq!(hdrm.len(), p.ports);
+        let l = len as u32;
+        let needed = headroom_needed(len, d);
+        let bs = 20 * l;
         let cfg = MmuConfig {
-            cfg_buf_cells_i: bs + eta, // priority 3 only
+            cfg_buf_cells_i: bs + hdrm.iter().sum::<u32>(), // priority 3 only
             cfg_lossy_cells_i: 0,
             cfg_priv_cells_i: 0,
-            cfg_hdrm_cells_i: hdrm,
+            cfg_hdrm_cells_i: hdrm.to_vec(),
             cfg_xon_cells_i: l,
             cfg_alpha_i: i4::new(0),
             cfg_alpha_lossy_i: i4::new(0),
@@ -467,12 +496,12 @@ pub mod scenario {
                 }
             }
             let i = if t.is_multiple_of(len as usize) {
-                drive(0, 3, len)
+                drive(port, 3, len)
             } else {
                 MmuInputs::zero(&p)
             };
             let o = m.step(&i);
-            if o.pause_o[3] && paused_at.is_none() {
+            if o.pause_o[port * PRIOS + 3] && paused_at.is_none() {
                 paused_at = Some(t);
             }
             cycles.push(Cycle::Drive(i));
