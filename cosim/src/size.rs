@@ -190,7 +190,11 @@ pub fn size(a: &SizeArgs) -> Result<Sizing> {
         row(
             &mut s,
             "  any frames of >= 64 B",
-            "floor(eta / 64)",
+            if a.cell >= 127 {
+                "floor(eta / 64)"
+            } else {
+                "floor(2 eta / (cell + 1))"
+            },
             format!("{} cells", h.any_frame_cells),
         );
         let _ = writeln!(s, "  seed 000 (XON/XOFF), beside it:");

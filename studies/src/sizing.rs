@@ -159,9 +159,7 @@ pub struct Headroom {
     pub eta_cells: u64,
     /// `ceil(eta / cell)`: too little when packets do not fill their last cell.
     pub naive_cells: u64,
-    /// Bound for any frames of at least 64 B into cells of at least 64 B:
-    /// `floor(eta / 64)` cells (a frame of `f` bytes takes at most `f / 64`
-    /// cells).
+    /// Bound for any frames of at least 64 B: [`any_frame_cells`].
     pub any_frame_cells: u64,
     /// Seed 000, reaction data `C (T_gen + T_link + T_act)`, with
     /// `T_gen = (L_MTU + 64 B) / C` (the frame in progress, then the PAUSE
@@ -173,6 +171,18 @@ pub struct Headroom {
     pub hysteresis_bytes: u64,
     /// Seed 000, headroom + hysteresis.
     pub xoff_total_bytes: u64,
+}
+
+/// The most cells `bytes` of frames of at least 64 B can take in cells of
+/// `cell >= 64` bytes. A frame of `f` bytes takes `ceil(f / cell)` cells;
+/// the most cells per byte is `1 / 64` (a 64 B frame) when `cell >= 127`,
+/// else `2 / (cell + 1)` (a frame one byte longer than a cell).
+pub fn any_frame_cells(bytes: u64, cell: u64) -> u64 {
+    if cell + 1 >= 2 * MIN_FRAME_BYTES {
+        bytes / MIN_FRAME_BYTES
+    } else {
+        2 * bytes / (cell + 1)
+    }
 }
 
 /// The headroom of a port on `link`, for a buffer of `cell`-byte cells.
@@ -196,7 +206,7 @@ pub fn headroom(link: &Link, cell: u64) -> Headroom {
         cells_per_packet,
         eta_cells: packets * cells_per_packet,
         naive_cells: eta.div_ceil(cell),
-        any_frame_cells: eta / MIN_FRAME_BYTES,
+        any_frame_cells: any_frame_cells(eta, cell),
         reaction_bytes: reaction,
         xoff_bytes: reaction + wire,
         hysteresis_bytes: reaction,
@@ -558,6 +568,27 @@ mod tests {
         let h = headroom(&link(100.0, 300.0, 1500), 256);
         assert!(h.naive_cells < h.eta_cells, "{h:?}");
         assert!(h.any_frame_cells >= h.eta_cells);
+    }
+
+    #[test]
+    fn any_frame_bound_covers_every_frame_size() {
+        // Frames of one size f back to back in `bytes`: floor(bytes / f)
+        // frames of ceil(f / cell) cells never exceed the bound.
+        for cell in [64u64, 100, 126, 127, 128, 256, 384] {
+            for bytes in [0u64, 1000, 45_330, 176_226] {
+                let bound = any_frame_cells(bytes, cell);
+                let worst = (64..=4 * cell)
+                    .map(|f| bytes / f * f.div_ceil(cell))
+                    .max()
+                    .unwrap();
+                assert!(
+                    worst <= bound,
+                    "cell {cell} bytes {bytes}: {worst} > {bound}"
+                );
+            }
+        }
+        // Cells of 64 B: frames of 65 B take two cells each.
+        assert_eq!(any_frame_cells(65 * 10, 64), 20);
     }
 
     #[test]
