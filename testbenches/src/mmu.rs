@@ -367,15 +367,6 @@ pub fn cycles_strategy(
         .boxed()
 }
 
-/// Headroom per port for upstreams that stop 0, 12, 30 and 100 cycles after
-/// PAUSE, packets of 4 cells (the `headroom-per-port` scenario).
-pub fn per_port_headroom() -> Vec<u32> {
-    [0, 12, 30, 100]
-        .iter()
-        .map(|&d| scenario::headroom_needed(4, d))
-        .collect()
-}
-
 impl Bench for Mmu {
     fn scenarios() -> Vec<crate::Scenario<Mmu>> {
         vec![
@@ -396,7 +387,7 @@ impl Bench for Mmu {
                 about:
                     "seed 001: port 2's upstream reacts in 30 cycles, its headroom sized for that; \
                         ports 0, 1, 3 sized for 0, 12 and 100 cycles: no drop",
-                build: || scenario::headroom_on(2, 4, 30, &per_port_headroom()).0,
+                build: || scenario::headroom_on(2, 4, 30, &scenario::per_port_headroom()).0,
             },
             crate::Scenario {
                 name: "dt-steady-state",
@@ -464,6 +455,15 @@ pub mod scenario {
     /// back to back that stops `d` cycles after the PAUSE.
     pub fn headroom_needed(len: u8, d: usize) -> u32 {
         len as u32 * (1 + d as u32 / len as u32)
+    }
+
+    /// Headroom per port for upstreams that stop 0, 12, 30 and 100 cycles
+    /// after PAUSE, packets of 4 cells (the `headroom-per-port` scenario).
+    pub fn per_port_headroom() -> Vec<u32> {
+        [0, 12, 30, 100]
+            .iter()
+            .map(|&d| headroom_needed(4, d))
+            .collect()
     }
 
     /// [`headroom`] on ingress port `port`, every port's headroom given

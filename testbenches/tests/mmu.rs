@@ -149,7 +149,7 @@ fn headroom_covers_the_upstream_reaction_time() {
 /// have; model and RTL agree on every run.
 #[test]
 fn headroom_is_sized_per_port() {
-    let hdrm = testbenches::mmu::per_port_headroom();
+    let hdrm = scenario::per_port_headroom();
     assert!(hdrm.windows(2).all(|w| w[0] < w[1]), "{hdrm:?}");
     let drops = |s: &model::stim::Stimulus<Mmu>| {
         scenario::verdicts(s)
