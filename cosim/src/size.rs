@@ -469,14 +469,16 @@ fn credit_config(c: &sizing::CreditSizing) -> Result<(CreditParams, CreditConfig
         .filter(|&q| q as i64 <= p.lmax())
         .ok_or_else(|| {
             anyhow!(
-                "cell: a quantum of {} B is more than the credit scheduler takes (at most {})",
+                "quantum: {} B (from --speed, --clock, --credit-interval, --speedup, --cell) is more \
+                 than the credit scheduler takes (at most {} B)",
                 c.quantum_bytes,
                 p.lmax()
             )
         })?;
     if c.buffer_bytes as i64 > p.occ_max() {
         bail!(
-            "rtt: a credit buffer of {} B is more than the credit scheduler counts (at most {})",
+            "rtt: a credit buffer of {} B (one BDP and a quantum) is more than the credit \
+             scheduler counts (at most {} B)",
             c.buffer_bytes,
             p.occ_max()
         );
