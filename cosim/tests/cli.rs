@@ -82,6 +82,20 @@ fn bad_configuration_names_field_value_and_range() {
         &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
         &["cfg_buf_cells_i", "exceed the buffer"],
     );
+    // An integer for a vector field sets every element.
+    std::fs::write(&f, "hdrm_cells = 600\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
+        &[
+            "headroom [600, 600, 600, 600] (sum 2400)",
+            "exceed the buffer",
+        ],
+    );
+    std::fs::write(&f, "hdrm_cells = [1, 2]\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
+        &["hdrm_cells", "expected 4 values, found 2"],
+    );
     std::fs::write(&f, "xoff = 3\n").unwrap();
     assert_bad_input(
         &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
