@@ -32,7 +32,7 @@ module mmu #(
   input  wire [CW-1:0]         cfg_buf_cells_i,
   input  wire [CW-1:0]         cfg_lossy_cells_i,
   input  wire [CW-1:0]         cfg_priv_cells_i,
-  input  wire [CW-1:0]         cfg_hdrm_cells_i,
+  input  wire [P*CW-1:0]       cfg_hdrm_cells_i,   // eta of port k in [k*CW +: CW]
   input  wire [CW-1:0]         cfg_xon_cells_i,
   input  wire [3:0]            cfg_alpha_i,
   input  wire [3:0]            cfg_alpha_lossy_i,
@@ -80,15 +80,16 @@ module mmu #(
   // Values derived from the configuration
   // ---------------------------------------------------------------------------
   reg  [3:0]    n_prio_ll;                  // popcount(cfg_lossless_i)
+  reg  [RW-1:0] per_prio;                   // P * phi + sum of the ports' eta
   integer       k;
   always @(*) begin
     n_prio_ll = 4'd0;
     for (k = 0; k < 8; k = k + 1) n_prio_ll = n_prio_ll + {3'd0, cfg_lossless_i[k]};
+    per_prio = {{(RW-CW){1'b0}}, cfg_priv_cells_i} * P[RW-1:0];
+    for (k = 0; k < P; k = k + 1) per_prio = per_prio + {{(RW-CW){1'b0}}, cfg_hdrm_cells_i[k*CW +: CW]};
   end
 
-  wire [RW-1:0] n_ll     = {{(RW-4){1'b0}}, n_prio_ll} * P[RW-1:0];
-  wire [RW-1:0] per_q    = {{(RW-CW){1'b0}}, cfg_priv_cells_i} + {{(RW-CW){1'b0}}, cfg_hdrm_cells_i};
-  wire [RW-1:0] reserved = n_ll * per_q;
+  wire [RW-1:0] reserved = {{(RW-4){1'b0}}, n_prio_ll} * per_prio;
   wire [RW-1:0] need     = reserved + {{(RW-CW){1'b0}}, cfg_lossy_cells_i};
   wire          cfg_err  = need > {{(RW-CW){1'b0}}, cfg_buf_cells_i};
   wire [RW-1:0] bs_wide  = {{(RW-CW){1'b0}}, cfg_buf_cells_i} - need;
@@ -246,7 +247,7 @@ module mmu #(
     room_s    = (room_t < pool_free) ? room_t : pool_free;
     a2        = (r1 < room_s) ? r1 : room_s;
     r2        = r1 - a2;
-    room_h    = {7'd0, cfg_hdrm_cells_i - ah_v};
+    room_h    = {7'd0, cfg_hdrm_cells_i[arr_port_i*CW +: CW] - ah_v};
     dropped   = r2 > room_h;
     fits_l    = ({7'd0, as_v} + len_w <= thr_l) &&
                 ({7'd0, lossy_used_d} + len_w <= {7'd0, cfg_lossy_cells_i});
@@ -312,7 +313,8 @@ module mmu #(
       for (aq_i = 0; aq_i < Q; aq_i = aq_i + 1) begin
         if (cfg_lossless_i[aq_i % 8]) begin
           if (priv_q[aq_i*CW +: CW] > cfg_priv_cells_i) $error("PrivateWithinPhi_A: queue %0d", aq_i);
-          if (hdr_q[aq_i*CW +: CW] > cfg_hdrm_cells_i)  $error("HeadroomWithinEta_A: queue %0d", aq_i);
+          if (hdr_q[aq_i*CW +: CW] > cfg_hdrm_cells_i[(aq_i/8)*CW +: CW])
+            $error("HeadroomWithinEta_A: queue %0d", aq_i);
         end else if (xoff_q[aq_i]) begin
           $error("LossyNeverOff_A: queue %0d", aq_i);
         end

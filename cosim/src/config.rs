@@ -4,7 +4,9 @@
 //! prefix and `_i` suffix; fields not given keep the block's default
 //! configuration. An optional `variant = "p4cw16"` picks the structural
 //! variant. Values are integers (negative for signed fields) or arrays for
-//! vector fields. Every error names the field, the value and the legal range.
+//! vector fields; an integer for a vector field sets every element
+//! (`hdrm_cells = 64`: every port). Every error names the field, the value
+//! and the legal range.
 //!
 //! ```toml
 //! variant = "p4cw16"
@@ -65,6 +67,12 @@ pub fn parse<B: Block>(text: &str, origin: &str) -> Result<(B::Params, B::Config
             })?;
         let d = &layout.ports[k];
         let text = match value {
+            toml::Value::Integer(i) if d.shape.is_vec => {
+                format!(
+                    "[{}]",
+                    vec![i.to_string(); d.shape.count as usize].join(",")
+                )
+            }
             toml::Value::Integer(i) => i.to_string(),
             toml::Value::Boolean(b) => u8::from(*b).to_string(),
             toml::Value::Array(a) => {

@@ -10,6 +10,8 @@
 //! - [`stx`]: the STX switch system simulation around the arbiter RTL, and
 //!   its curves as CSV, SVG and PNG.
 //! - [`plot`]: line charts rendered to SVG and PNG with `plotters`.
+//! - [`size`]: `switchsim size`, buffer sizing from a link (`studies::sizing`)
+//!   to MMU and credit configurations.
 
 pub mod bench;
 pub mod config;
@@ -20,6 +22,7 @@ pub mod mutate;
 pub mod plot;
 pub mod rtl;
 pub mod shimgen;
+pub mod size;
 pub mod streambench;
 pub mod stx;
 pub mod wave;

@@ -362,6 +362,66 @@ enum Cmd {
         )]
         plot_only: Option<PathBuf>,
     },
+    /// Buffer sizing from a link (seeds 000 and 001), term by term: PFC headroom
+    /// per ingress port, credit buffer and quantum, cell-fabric buffer, mean
+    /// queues, pipelines; then the MMU and credit configurations as TOML
+    /// (see docs/sizing.md).
+    Size {
+        /// Link speed, Gb/s.
+        #[arg(long, default_value_t = 100.0)]
+        speed: f64,
+        /// Cable length in m, one per ingress port (comma separated), or one for every port.
+        #[arg(long, value_delimiter = ',', default_value = "300")]
+        cable: Vec<f64>,
+        /// Propagation speed, a fraction of c.
+        #[arg(long, default_value_t = 0.65)]
+        velocity: f64,
+        /// MTU, bytes.
+        #[arg(long, default_value_t = 1500)]
+        mtu: u64,
+        /// The peer's response time, ns (default: the PFC cap, 3840 B / C).
+        #[arg(long)]
+        response: Option<f64>,
+        /// Cell size, bytes.
+        #[arg(long, default_value_t = 256)]
+        cell: u64,
+        /// Clock, GHz.
+        #[arg(long, default_value_t = 1.0)]
+        clock: f64,
+        /// One credit every this many cycles.
+        #[arg(long, default_value_t = 2)]
+        credit_interval: u64,
+        /// Fabric speed-up.
+        #[arg(long, default_value_t = 1.05)]
+        speedup: f64,
+        /// Credit loop RTT, ns (default: 2 Dprop of the longest cable + the response time).
+        #[arg(long)]
+        rtt: Option<f64>,
+        /// Cell-fabric utilisation rho.
+        #[arg(long, default_value_t = 0.9)]
+        load: f64,
+        /// Cell-fabric loss probability target.
+        #[arg(long, default_value_t = 1e-6)]
+        loss: f64,
+        /// Switch bandwidth for the pipeline count, Gb/s (default: cables x speed).
+        #[arg(long)]
+        switch: Option<f64>,
+        /// Datapath width, bytes.
+        #[arg(long, default_value_t = 256)]
+        bus: u64,
+        /// MMU buffer, cells (default: the largest the MMU variant counts).
+        #[arg(long)]
+        buffer_cells: Option<u64>,
+        /// Lossless priorities, a bit mask.
+        #[arg(long, default_value_t = 0x18)]
+        lossless: u8,
+        /// Write the MMU configuration (TOML) to this file instead of printing it.
+        #[arg(long)]
+        write: Option<PathBuf>,
+        /// Write the credit scheduler configuration (TOML) to this file instead of printing it.
+        #[arg(long)]
+        write_credit: Option<PathBuf>,
+    },
     /// Lint every RTL block, for every verilated variant, with
     /// `verilator --lint-only -Wall`.
     Lint {
@@ -842,6 +902,29 @@ fn cmd_config<B: Block>(variant: Option<&str>) -> Result<u8> {
         "{}",
         cosim::config::to_toml::<B>(&p, &B::default_config(&p))
     );
+    Ok(0)
+}
+
+fn cmd_size(a: &cosim::size::SizeArgs, mmu: Option<&Path>, credit: Option<&Path>) -> Result<u8> {
+    let s = cosim::size::size(a)?;
+    print!("{}", s.text);
+    for (path, toml, what) in [
+        (mmu, s.mmu_toml(), "mmu"),
+        (credit, s.credit_toml(), "credit"),
+    ] {
+        match path {
+            Some(p) => {
+                std::fs::write(p, &toml)
+                    .with_context(|| format!("cannot write {}", p.display()))?;
+                println!(
+                    "wrote {} (switchsim run {what} --config {})",
+                    p.display(),
+                    p.display()
+                );
+            }
+            None => print!("\n{toml}"),
+        }
+    }
     Ok(0)
 }
 
@@ -1663,6 +1746,47 @@ fn main() -> ExitCode {
                 jobs,
             },
             &out,
+        ),
+        Cmd::Size {
+            speed,
+            cable,
+            velocity,
+            mtu,
+            response,
+            cell,
+            clock,
+            credit_interval,
+            speedup,
+            rtt,
+            load,
+            loss,
+            switch,
+            bus,
+            buffer_cells,
+            lossless,
+            write,
+            write_credit,
+        } => cmd_size(
+            &cosim::size::SizeArgs {
+                gbps: speed,
+                cables: cable,
+                velocity,
+                mtu,
+                response_ns: response,
+                cell,
+                clock_ghz: clock,
+                credit_interval,
+                speedup,
+                rtt_ns: rtt,
+                load,
+                loss,
+                switch_gbps: switch,
+                bus,
+                buffer_cells,
+                lossless,
+            },
+            write.as_deref(),
+            write_credit.as_deref(),
         ),
         Cmd::List => (|| {
             for b in testbenches::registry::names() {

@@ -157,15 +157,29 @@ fn bad_configuration_names_field_value_and_range() {
         &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
         &["alpha = 9", "-8..=7"],
     );
-    std::fs::write(&f, "hdrm_cells = 70000\n").unwrap();
+    std::fs::write(&f, "hdrm_cells = [64, 70000, 0, 64]\n").unwrap();
     assert_bad_input(
         &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
         &["hdrm_cells", "70000", "0..=65535"],
     );
-    std::fs::write(&f, "hdrm_cells = 1000\n").unwrap();
+    std::fs::write(&f, "hdrm_cells = [0, 1000, 1000, 1000]\n").unwrap();
     assert_bad_input(
         &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
         &["cfg_buf_cells_i", "exceed the buffer"],
+    );
+    // An integer for a vector field sets every element.
+    std::fs::write(&f, "hdrm_cells = 600\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
+        &[
+            "headroom [600, 600, 600, 600] (sum 2400)",
+            "exceed the buffer",
+        ],
+    );
+    std::fs::write(&f, "hdrm_cells = [1, 2]\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
+        &["hdrm_cells", "expected 4 values, found 2"],
     );
     std::fs::write(&f, "xoff = 3\n").unwrap();
     assert_bad_input(
@@ -604,4 +618,100 @@ fn fuzz_time_is_a_duration() {
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(0), "--time {ok}: {out}{err}");
     }
+}
+
+/// `size`: a link to configurations in one step. The report shows the
+/// library's figures, the per-port headroom follows the cables, and the
+/// TOML files it writes run in lockstep as they are.
+#[test]
+fn size_prints_the_sizing_and_writes_configurations_that_run() {
+    let args = cosim::size::SizeArgs {
+        gbps: 400.0,
+        cables: vec![10.0, 100.0, 300.0],
+        velocity: 0.65,
+        mtu: 9216,
+        response_ns: None,
+        cell: 256,
+        clock_ghz: 1.0,
+        credit_interval: 2,
+        speedup: 1.05,
+        rtt_ns: None,
+        load: 0.9,
+        loss: 1e-6,
+        switch_gbps: None,
+        bus: 256,
+        buffer_cells: None,
+        lossless: 0x18,
+    };
+    let want = cosim::size::size(&args).unwrap();
+    let o = switchsim(&[
+        "size",
+        "--speed",
+        "400",
+        "--cable",
+        "10,100,300",
+        "--mtu",
+        "9216",
+        "--write",
+        "sized-mmu.toml",
+        "--write-credit",
+        "sized-credit.toml",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert_eq!(
+        want.text,
+        out.lines()
+            .take(want.text.lines().count())
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    );
+    for (k, h) in want.headroom.iter().enumerate() {
+        assert!(out.contains(&format!("ingress port {k}")), "{out}");
+        assert!(
+            out.contains(&format!("{} cells ({} B)", h.eta_cells, h.eta_cells * 256)),
+            "{out}"
+        );
+    }
+    let hdrm = &want.mmu.1.cfg_hdrm_cells_i;
+    assert!(
+        hdrm[0] < hdrm[1] && hdrm[1] < hdrm[2] && hdrm[3] == 0,
+        "{hdrm:?}"
+    );
+    let mmu = std::fs::read_to_string(scratch().join("sized-mmu.toml")).unwrap();
+    assert_eq!(mmu, want.mmu_toml());
+    assert!(mmu.contains(&format!("hdrm_cells = {hdrm:?}")), "{mmu}");
+    for (block, file) in [("mmu", "sized-mmu.toml"), ("credit", "sized-credit.toml")] {
+        let o = switchsim(&["run", block, "--config", file, "--cycles", "2000"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{block}: {out}{err}");
+        assert!(out.contains(&format!("PASS {block}")), "{out}");
+    }
+    // Without --write both configurations are printed.
+    let o = switchsim(&["size", "--cable", "300"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        out.contains("# mmu configuration") && out.contains("# credit configuration"),
+        "{out}"
+    );
+}
+
+#[test]
+fn size_bad_input_exits_2() {
+    assert_bad_input(
+        &switchsim(&["size", "--velocity", "1.5"]),
+        &["velocity", "1.5", "(0, 1]"],
+    );
+    assert_bad_input(&switchsim(&["size", "--mtu", "10"]), &["mtu", "64..=65535"]);
+    assert_bad_input(&switchsim(&["size", "--load", "1"]), &["load", "(0, 1)"]);
+    assert_bad_input(&switchsim(&["size", "--cable", "10,x"]), &["--cable"]);
+    assert_bad_input(
+        &switchsim(&["size", "--cable", "1,2,3,4,5,6,7,8,9"]),
+        &["9 cable lengths", "8 ports"],
+    );
+    assert_bad_input(
+        &switchsim(&["size", "--cable", "300", "--buffer-cells", "500"]),
+        &["buffer-cells", "does not fit"],
+    );
 }

@@ -67,8 +67,8 @@ crate::port_group! {
         cfg_lossy_cells_i: u32 = p.cw,
         /// Private buffer phi per lossless queue (cells).
         cfg_priv_cells_i: u32 = p.cw,
-        /// Headroom eta per lossless queue (cells).
-        cfg_hdrm_cells_i: u32 = p.cw,
+        /// Headroom eta per lossless queue of each ingress port, [port 0, port 1, ...] (cells).
+        cfg_hdrm_cells_i: Vec<u32> = (p.cw, p.ports),
         /// Xon: RESUME when a queue's shared occupancy is below this (cells).
         cfg_xon_cells_i: u32 = p.cw,
         /// Lossless alpha = 2^k, k signed; -8 means alpha = 0.
@@ -287,6 +287,8 @@ pub fn dt_threshold(free: u64, k: i4) -> u64 {
 pub struct Derived {
     /// Number of lossless queues.
     pub n_lossless: u64,
+    /// Sum of the per-port headroom values.
+    pub hdrm_sum: u64,
     /// Private plus headroom of all lossless queues.
     pub reserved: u64,
     /// Shared pool size Bs (0 when the configuration is illegal).
@@ -298,8 +300,12 @@ pub struct Derived {
 impl Derived {
     /// Derives `Bs` and the illegal-configuration flag from `c`.
     pub fn new(p: &MmuParams, c: &MmuConfig) -> Self {
-        let n_lossless = p.ports as u64 * c.cfg_lossless_i.count_ones() as u64;
-        let reserved = n_lossless * (c.cfg_priv_cells_i as u64 + c.cfg_hdrm_cells_i as u64);
+        // Every lossless priority has one queue per port: private phi each,
+        // and the headroom of its port.
+        let n_prio = c.cfg_lossless_i.count_ones() as u64;
+        let n_lossless = p.ports as u64 * n_prio;
+        let hdrm_sum: u64 = c.cfg_hdrm_cells_i.iter().map(|&h| h as u64).sum();
+        let reserved = n_prio * (p.ports as u64 * c.cfg_priv_cells_i as u64 + hdrm_sum);
         let need = reserved + c.cfg_lossy_cells_i as u64;
         let cfg_err = need > c.cfg_buf_cells_i as u64;
         let shared = if cfg_err {
@@ -309,6 +315,7 @@ impl Derived {
         };
         Derived {
             n_lossless,
+            hdrm_sum,
             reserved,
             shared,
             cfg_err,
@@ -359,7 +366,10 @@ impl Mmu {
         for q in 0..self.p.queues() {
             if ll(q) {
                 assert!(s.priv_q[q] <= c.cfg_priv_cells_i, "private of queue {q}");
-                assert!(s.hdr_q[q] <= c.cfg_hdrm_cells_i, "headroom of queue {q}");
+                assert!(
+                    s.hdr_q[q] <= c.cfg_hdrm_cells_i[q / PRIOS],
+                    "headroom of queue {q}"
+                );
             } else {
                 assert_eq!(s.priv_q[q] + s.hdr_q[q], 0, "lossy queue {q}");
                 assert!(!s.xoff_q[q], "lossy queue {q} is OFF");
@@ -405,7 +415,7 @@ impl Block for Mmu {
             cfg_buf_cells_i: b,
             cfg_lossy_cells_i: b / 4,
             cfg_priv_cells_i: (b / 256).max(1),
-            cfg_hdrm_cells_i: (b / 32).max(2),
+            cfg_hdrm_cells_i: vec![(b / 32).max(2); p.ports],
             cfg_xon_cells_i: (b / 64).max(1),
             cfg_alpha_i: i4::new(0),
             cfg_alpha_lossy_i: i4::new(-1),
@@ -427,11 +437,14 @@ impl Block for Mmu {
             return Err(ConfigError::new(
                 "cfg_buf_cells_i",
                 format!(
-                    "{} lossless queues x (private {} + headroom {}) = {} cells plus the lossy \
-                     pool of {} cells exceed the buffer of {} cells",
+                    "{} lossless queues x private {} + {} lossless priorities x headroom {:?} \
+                     (sum {}) = {} cells plus the lossy pool of {} cells exceed the buffer of {} \
+                     cells",
                     d.n_lossless,
                     c.cfg_priv_cells_i,
+                    c.cfg_lossless_i.count_ones(),
                     c.cfg_hdrm_cells_i,
+                    d.hdrm_sum,
                     d.reserved,
                     c.cfg_lossy_cells_i,
                     c.cfg_buf_cells_i
@@ -527,7 +540,8 @@ impl Block for Mmu {
                 if o.thr_o > 0 && s.shr_q[q] == o.thr_o {
                     hit(Bin::SharedAtThreshold);
                 }
-                if c.cfg_hdrm_cells_i > 0 && s.hdr_q[q] == c.cfg_hdrm_cells_i {
+                let eta = c.cfg_hdrm_cells_i[q / PRIOS];
+                if eta > 0 && s.hdr_q[q] == eta {
                     hit(Bin::HeadroomFull);
                 }
             }
@@ -634,7 +648,7 @@ impl Block for Mmu {
                 let room_s = thr.saturating_sub(sv).min(d.shared - nx.shr_used_q as u64);
                 let a2 = (len - a1).min(room_s);
                 let r2 = len - a1 - a2;
-                let dropped = r2 > c.cfg_hdrm_cells_i as u64 - hv;
+                let dropped = r2 > c.cfg_hdrm_cells_i[q / PRIOS] as u64 - hv;
                 // 4. PAUSE if the packet did not fit private + shared.
                 if !xoff_start[q] && (r2 > 0 || dropped) {
                     pause_q = Some(q);
@@ -717,7 +731,7 @@ mod tests {
             cfg_buf_cells_i: 1000,
             cfg_lossy_cells_i: 100,
             cfg_priv_cells_i: 2,
-            cfg_hdrm_cells_i: 5,
+            cfg_hdrm_cells_i: vec![5; 4],
             cfg_xon_cells_i: 3,
             cfg_alpha_i: i4::new(0),
             cfg_alpha_lossy_i: i4::new(0),
@@ -789,7 +803,7 @@ mod tests {
     #[test]
     fn illegal_configuration_is_rejected_and_flagged() {
         let (p, mut c) = small();
-        c.cfg_hdrm_cells_i = 300;
+        c.cfg_hdrm_cells_i = vec![300; 4];
         let e = Mmu::check(&p, &c).unwrap_err();
         assert_eq!(e.field, "cfg_buf_cells_i");
         assert!(e.msg.contains("exceed the buffer of 1000 cells"), "{e}");
@@ -797,6 +811,49 @@ mod tests {
         let o = m.step(&arrive(0, 3, 1));
         assert!(o.cfg_err_o);
         assert_eq!(Verdict::from_code(o.verdict_o), Verdict::Invalid);
+    }
+
+    #[test]
+    fn headroom_is_per_port() {
+        // Port 0 has no headroom, port 1 ten cells, ports 2 and 3 the
+        // largest value; the configuration check sums the four values.
+        let p = MmuParams::default();
+        let mut c = small().1;
+        c.cfg_hdrm_cells_i = vec![0, 10, 3, 7];
+        let d = Derived::new(&p, &c);
+        assert_eq!(d.hdrm_sum, 20);
+        assert_eq!(d.reserved, 4 * 2 + 20);
+        assert_eq!(d.shared, 1000 - 100 - 28);
+        // Exactly full is legal, one cell more of headroom on any port is not.
+        c.cfg_buf_cells_i = 100 + 28;
+        assert!(Mmu::check(&p, &c).is_ok());
+        c.cfg_hdrm_cells_i[2] += 1;
+        let e = Mmu::check(&p, &c).unwrap_err();
+        assert!(e.msg.contains("headroom [0, 10, 4, 7] (sum 21)"), "{e}");
+        // Bs = 0 and no private: every cell goes to headroom at once.
+        c.cfg_hdrm_cells_i = vec![0, 10, 3, 7];
+        c.cfg_priv_cells_i = 0;
+        c.cfg_buf_cells_i = 100 + 20;
+        let mut m = Mmu::new(&p, &c);
+        assert_eq!(m.derived().shared, 0);
+        let v = |o: &MmuOutputs| Verdict::from_code(o.verdict_o);
+        let o = m.step(&arrive(0, 3, 1));
+        assert_eq!(v(&o), Verdict::Drop);
+        assert!(o.pause_o[3], "PAUSE on a drop");
+        let o = m.step(&arrive(1, 3, 10));
+        assert_eq!(v(&o), Verdict::Headroom);
+        assert!(o.pause_o[8 + 3]);
+        assert_eq!(v(&m.step(&arrive(1, 3, 1))), Verdict::Drop);
+        assert_eq!(v(&m.step(&arrive(3, 3, 7))), Verdict::Headroom);
+        assert_eq!(v(&m.step(&arrive(2, 3, 4))), Verdict::Drop);
+        assert_eq!(v(&m.step(&arrive(2, 3, 3))), Verdict::Headroom);
+        m.assert_invariants();
+        let st = m.state();
+        assert_eq!(
+            (st.hdr_q[3], st.hdr_q[11], st.hdr_q[19], st.hdr_q[27]),
+            (0, 10, 3, 7)
+        );
+        assert_eq!(st.drop_ll_q, 3);
     }
 
     #[test]

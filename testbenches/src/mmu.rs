@@ -4,7 +4,8 @@
 //! edges on purpose: a buffer of exactly `2^CW - 1` cells, a shared pool of
 //! exactly zero (private + headroom + lossy filling the buffer), every alpha
 //! encoding from -8 (alpha = 0) to 7, Xon of 0 and of the whole pool, no
-//! lossless priority and all eight.
+//! lossless priority and all eight, a headroom that differs from port to port
+//! (ports with none, one port with all of it, one port with `2^CW - 1`).
 //!
 //! Traffic is generated one cycle at a time as *intents* and realised
 //! against the golden model, the way a UVM sequence consults a reference
@@ -62,17 +63,43 @@ fn cfg_of(p: &MmuParams, v: CfgDraw) -> MmuConfig {
         1 => (v.buf % (max.min(4096) + 1)).max(1),
         _ => 16 + v.buf % 512.min(max - 15),
     };
-    let n_ll = p.ports as u64 * v.mask.count_ones() as u64;
+    let n_prio = v.mask.count_ones() as u64;
+    let n_ll = p.ports as u64 * n_prio;
     let budget = b * v.reserved_pm / 1000;
     let per_q = budget.checked_div(n_ll).unwrap_or(0);
     let mut phi = per_q * v.phi_pm / 1000;
-    let mut eta = per_q - phi;
+    // Headroom: the ports share `P (per_q - phi)` cells per lossless
+    // priority unevenly, by weight: a port of weight 0 has none, a port
+    // alone with weight has it all.
+    let pool = (per_q - phi) * p.ports as u64;
+    let w = |k: usize| v.eta_w[k % v.eta_w.len()] as u64;
+    let wsum: u64 = (0..p.ports).map(w).sum();
+    let mut eta: Vec<u64> = (0..p.ports)
+        .map(|k| (pool * w(k)).checked_div(wsum).unwrap_or(0))
+        .collect();
     if v.illegal {
         // Headroom beyond what the buffer can hold (when anything is lossless).
-        eta = max - v.buf % 4;
+        eta = vec![max - v.buf % 4; p.ports];
+        eta[v.eta_port % p.ports] = max;
         phi = phi.min(max);
+    } else if v.eta_max && n_prio > 0 {
+        // The largest headroom a port can have: the whole buffer, one
+        // lossless priority, nothing private, no lossy pool, Bs = 0.
+        let b = max;
+        let mut eta = vec![0; p.ports];
+        eta[v.eta_port % p.ports] = max as u32;
+        return MmuConfig {
+            cfg_buf_cells_i: b as u32,
+            cfg_lossy_cells_i: 0,
+            cfg_priv_cells_i: 0,
+            cfg_hdrm_cells_i: eta,
+            cfg_xon_cells_i: (v.xon % (max + 1)) as u32,
+            cfg_alpha_i: i4::new(v.alpha),
+            cfg_alpha_lossy_i: i4::new(v.alpha_l),
+            cfg_lossless_i: 1 << v.mask.trailing_zeros(),
+        };
     }
-    let rest = b.saturating_sub(n_ll * (phi + eta));
+    let rest = b.saturating_sub(n_ll * phi + n_prio * eta.iter().sum::<u64>());
     let lossy = if v.lossy_pm == 1000 {
         rest // shared pool of exactly zero cells
     } else {
@@ -90,7 +117,7 @@ fn cfg_of(p: &MmuParams, v: CfgDraw) -> MmuConfig {
         cfg_buf_cells_i: b as u32,
         cfg_lossy_cells_i: lossy.min(max) as u32,
         cfg_priv_cells_i: phi.min(max) as u32,
-        cfg_hdrm_cells_i: eta.min(max) as u32,
+        cfg_hdrm_cells_i: eta.iter().map(|&e| e.min(max) as u32).collect(),
         cfg_xon_cells_i: xon as u32,
         cfg_alpha_i: i4::new(v.alpha),
         cfg_alpha_lossy_i: i4::new(v.alpha_l),
@@ -111,6 +138,12 @@ struct CfgDraw {
     alpha: i8,
     alpha_l: i8,
     illegal: bool,
+    /// Headroom weight of each port (port `k` uses `eta_w[k % 8]`).
+    eta_w: [u8; 8],
+    /// The port that gets the largest (or an illegal) headroom.
+    eta_port: usize,
+    /// One port with the largest legal headroom, `2^CW - 1`.
+    eta_max: bool,
 }
 
 /// Configurations for variant `p`.
@@ -138,6 +171,13 @@ pub fn config_strategy(p: &MmuParams, illegal: bool) -> BoxedStrategy<MmuConfig>
         } else {
             Just(false).boxed()
         },
+        (
+            proptest::array::uniform8(
+                prop_oneof![2 => Just(0u8), 1 => Just(255u8), 3 => any::<u8>()],
+            ),
+            0usize..16,
+            proptest::bool::weighted(0.05),
+        ),
     )
         .prop_map(
             |(
@@ -147,6 +187,7 @@ pub fn config_strategy(p: &MmuParams, illegal: bool) -> BoxedStrategy<MmuConfig>
                 (xon_sel, xon),
                 (a, al),
                 ill,
+                (eta_w, eta_port, eta_max),
             )| {
                 CfgDraw {
                     mask,
@@ -160,6 +201,9 @@ pub fn config_strategy(p: &MmuParams, illegal: bool) -> BoxedStrategy<MmuConfig>
                     alpha: a,
                     alpha_l: al,
                     illegal: ill,
+                    eta_w,
+                    eta_port,
+                    eta_max,
                 }
             },
         );
@@ -330,6 +374,13 @@ impl Bench for Mmu {
                 build: || scenario::headroom(4, 12, 12).0,
             },
             crate::Scenario {
+                name: "headroom-per-port",
+                about:
+                    "seed 001: port 2's upstream reacts in 30 cycles, its headroom sized for that; \
+                        ports 0, 1, 3 sized for 0, 12 and 100 cycles: no drop",
+                build: || scenario::headroom_on(2, 4, 30, &scenario::per_port_headroom()).0,
+            },
+            crate::Scenario {
                 name: "dt-steady-state",
                 about:
                     "seed 001: 4 queues under the Dynamic Threshold (alpha = 1) settle at Bs/5 each",
@@ -383,16 +434,40 @@ pub mod scenario {
     ///
     /// Returns the stimulus (with headroom `eta`) and `eta_needed`.
     pub fn headroom(len: u8, d: usize, eta: u32) -> (Stimulus<Mmu>, u32) {
+        // Only port 0 carries traffic: the other ports get no headroom.
+        let mut hdrm = vec![0; MmuParams::default().ports];
+        hdrm[0] = eta;
+        headroom_on(0, len, d, &hdrm)
+    }
+
+    /// The headroom needed by an upstream sending packets of `len` cells
+    /// back to back that stops `d` cycles after the PAUSE.
+    pub fn headroom_needed(len: u8, d: usize) -> u32 {
+        len as u32 * (1 + d as u32 / len as u32)
+    }
+
+    /// Headroom per port for upstreams that stop 0, 12, 30 and 100 cycles
+    /// after PAUSE, packets of 4 cells (the `headroom-per-port` scenario).
+    pub fn per_port_headroom() -> Vec<u32> {
+        [0, 12, 30, 100]
+            .iter()
+            .map(|&d| headroom_needed(4, d))
+            .collect()
+    }
+
+    /// [`headroom`] on ingress port `port`, every port's headroom given
+    /// (`hdrm`, `cfg_hdrm_cells_i`): only `hdrm[port]` may decide a drop.
+    pub fn headroom_on(port: usize, len: u8, d: usize, hdrm: &[u32]) -> (Stimulus<Mmu>, u32) {
         let p = MmuParams::default();
+        assert_eq!(hdrm.len(), p.ports);
         let l = len as u32;
-        let needed = l * (1 + (d as u32) / l);
-        let n_ll = p.ports as u32; // priority 3 only
+        let needed = headroom_needed(len, d);
         let bs = 20 * l;
         let cfg = MmuConfig {
-            cfg_buf_cells_i: bs + n_ll * eta,
+            cfg_buf_cells_i: bs + hdrm.iter().sum::<u32>(), // priority 3 only
             cfg_lossy_cells_i: 0,
             cfg_priv_cells_i: 0,
-            cfg_hdrm_cells_i: eta,
+            cfg_hdrm_cells_i: hdrm.to_vec(),
             cfg_xon_cells_i: l,
             cfg_alpha_i: i4::new(0),
             cfg_alpha_lossy_i: i4::new(0),
@@ -410,12 +485,12 @@ pub mod scenario {
                 }
             }
             let i = if t.is_multiple_of(len as usize) {
-                drive(0, 3, len)
+                drive(port, 3, len)
             } else {
                 MmuInputs::zero(&p)
             };
             let o = m.step(&i);
-            if o.pause_o[3] && paused_at.is_none() {
+            if o.pause_o[port * PRIOS + 3] && paused_at.is_none() {
                 paused_at = Some(t);
             }
             cycles.push(Cycle::Drive(i));
@@ -450,7 +525,7 @@ pub mod scenario {
             cfg_buf_cells_i: bs + p.ports as u32 * eta,
             cfg_lossy_cells_i: 0,
             cfg_priv_cells_i: 0,
-            cfg_hdrm_cells_i: eta,
+            cfg_hdrm_cells_i: vec![eta; p.ports],
             cfg_xon_cells_i: 0,
             cfg_alpha_i: i4::new(alpha_k),
             cfg_alpha_lossy_i: i4::new(0),

@@ -1463,11 +1463,14 @@ pub mod directed {
 /// received pause vector (model level). See `docs/pfc.md`, "System scenario".
 ///
 /// Units: the link carries one 8-byte beat per cycle (`C = 8 B/cycle`; at
-/// 100 Gb/s a cycle is 0.64 ns); a cell is 64 bytes (8 cycles on the link);
-/// a pause quantum (512 bits) is 64 bytes, so `cfg_qcyc_i = 8`. The seed's
-/// headroom `eta = 2 (C Dprop + L_MTU) + 3840 B` is therefore
-/// `eta = D / 4 + 2 L + 60` cells for a one-way delay of `D` cycles and an
-/// MTU of `L` cells.
+/// 100 Gb/s a cycle is 0.64 ns, at 400 Gb/s 0.16 ns); a pause quantum (512
+/// bits) is 64 bytes, so `cfg_qcyc_i = 8`. The upstream sends MTU packets of
+/// `mtu_bytes` back to back, byte-exact (a packet that ends inside a beat is
+/// followed by the next in the same beat); the MMU charges a packet
+/// `ceil(mtu_bytes / cell_bytes)` cells when its first byte arrives. With
+/// cells of 64 B and MTUs of whole cells the seed's headroom
+/// `eta = 2 (C Dprop + L_MTU) + 3840 B` is `eta = D / 4 + 2 L + 60` cells for
+/// a one-way delay of `D` cycles and an MTU of `L` cells.
 pub mod system {
     use super::*;
     use arbitrary_int::{i4, u6};
@@ -1475,7 +1478,7 @@ pub mod system {
 
     /// Bytes per cycle on the link.
     pub const BYTES_PER_CYCLE: u64 = 8;
-    /// Bytes per cell.
+    /// Bytes per cell of [`Setup::worst_case`].
     pub const CELL_BYTES: u64 = 64;
     /// Cycles per pause quantum (512 bits at 8 bytes per cycle).
     pub const QCYC: u16 = 8;
@@ -1494,12 +1497,17 @@ pub mod system {
     /// Parameters of one run.
     #[derive(Clone, Copy, Debug)]
     pub struct Setup {
-        /// One-way propagation delay of the link, cycles (multiple of 4).
+        /// One-way propagation delay of the link, cycles.
         pub link: u64,
-        /// MTU in cells (the upstream sends packets of this size).
-        pub mtu_cells: u32,
-        /// Headroom per lossless queue, cells.
-        pub eta_cells: u32,
+        /// MTU in bytes (the upstream sends packets of this size).
+        pub mtu_bytes: u32,
+        /// Cell size of the MMU, bytes.
+        pub cell_bytes: u32,
+        /// The congested ingress port (its priority 3 is lossless).
+        pub port: usize,
+        /// Headroom of each ingress port's lossless queues, cells
+        /// (`cfg_hdrm_cells_i`); `hdrm[port]` is the one that counts.
+        pub hdrm: [u32; 4],
         /// Cycles the upstream needs to act on its pause vector (on top of
         /// our pipeline): `ALLOWANCE_CYCLES - PIPELINE_CYCLES` for the
         /// seed's worst case.
@@ -1516,17 +1524,64 @@ pub mod system {
     impl Setup {
         /// The seed's worst case for link delay `link` and MTU `mtu_cells`,
         /// with the formula's headroom.
+        /// Cells of 64 B, port 0, the other ports without headroom.
         pub fn worst_case(link: u64, mtu_cells: u32) -> Self {
-            let stall = 2 * link + 40 * 8 * mtu_cells as u64 + 30_000;
+            let mut hdrm = [0; 4];
+            hdrm[0] = eta_formula_cells(link, mtu_cells);
+            Self::sized(
+                link,
+                mtu_cells * CELL_BYTES as u32,
+                CELL_BYTES as u32,
+                0,
+                hdrm,
+            )
+        }
+
+        /// The seed's worst case in bytes: MTU packets of `mtu_bytes` into
+        /// cells of `cell_bytes`, the congested port `port`, the headroom of
+        /// every port `hdrm` (cells).
+        pub fn sized(
+            link: u64,
+            mtu_bytes: u32,
+            cell_bytes: u32,
+            port: usize,
+            hdrm: [u32; 4],
+        ) -> Self {
+            let pkt = (mtu_bytes as u64).div_ceil(BYTES_PER_CYCLE);
+            let stall = 2 * link + 40 * pkt + 30_000;
             Setup {
                 link,
-                mtu_cells,
-                eta_cells: eta_formula_cells(link, mtu_cells),
+                mtu_bytes,
+                cell_bytes,
+                port,
+                hdrm,
                 proc_cycles: ALLOWANCE_CYCLES - PIPELINE_CYCLES,
                 adversarial_mac: true,
                 stall_cycles: stall,
                 cycles: stall + 4 * link + 20_000,
             }
+        }
+
+        /// Cells per MTU packet.
+        pub fn mtu_cells(&self) -> u32 {
+            self.mtu_bytes.div_ceil(self.cell_bytes)
+        }
+
+        /// Cycles of one MTU packet on the link (a partial last beat counts).
+        pub fn pkt_cycles(&self) -> u64 {
+            (self.mtu_bytes as u64).div_ceil(BYTES_PER_CYCLE)
+        }
+
+        /// The congested port's headroom, cells.
+        pub fn eta_cells(&self) -> u32 {
+            self.hdrm[self.port]
+        }
+
+        /// The same with the congested port's headroom `eta` cells.
+        pub fn with_eta(&self, eta: u32) -> Self {
+            let mut s = *self;
+            s.hdrm[s.port] = eta;
+            s
         }
     }
 
@@ -1568,23 +1623,26 @@ pub mod system {
     /// Runs the scenario.
     pub fn run(s: &Setup) -> Outcome {
         const PRIO: usize = 3;
-        let l = s.mtu_cells;
-        let pkt_cycles = 8 * l as u64;
+        let q = s.port * PRIOS + PRIO;
+        let l = s.mtu_cells();
+        assert!((1..64).contains(&l), "an MTU packet is 1..=63 cells");
+        let pkt_cycles = s.pkt_cycles();
         // MMU: 4 ports, priority 3 lossless, no private buffer, alpha = 1:
         // one congested queue takes 10 packets in shared, the 11th goes whole
         // into headroom and raises PAUSE.
         let mp = MmuParams::default();
         let bs = 20 * l;
         let mc = MmuConfig {
-            cfg_buf_cells_i: bs + mp.ports as u32 * s.eta_cells,
+            cfg_buf_cells_i: bs + s.hdrm.iter().sum::<u32>(),
             cfg_lossy_cells_i: 0,
             cfg_priv_cells_i: 0,
-            cfg_hdrm_cells_i: s.eta_cells,
+            cfg_hdrm_cells_i: s.hdrm.to_vec(),
             cfg_xon_cells_i: l,
             cfg_alpha_i: i4::new(0),
             cfg_alpha_lossy_i: i4::new(0),
             cfg_lossless_i: 1 << PRIO,
         };
+        assert_eq!(mp.ports, s.hdrm.len());
         assert!(Mmu::check(&mp, &mc).is_ok());
         let mut mmu = Mmu::new(&mp, &mc);
         // PFC: both ends the same configuration. The MAC may hold a frame
@@ -1615,12 +1673,12 @@ pub mod system {
                 da: Da::Other(0x02_00_00_00_00_01),
                 cev: 0,
                 times: [0; PRIOS],
-                mutation: Mutation::Data((l as u64 * CELL_BYTES) as u16),
+                mutation: Mutation::Data(s.mtu_bytes as u16),
             }
             .bytes(0),
         );
         let mut out = Outcome {
-            eta_cells: s.eta_cells,
+            eta_cells: s.eta_cells(),
             ..Outcome::default()
         };
         let d = s.link as usize;
@@ -1630,7 +1688,7 @@ pub mod system {
         let mut pfc_fifo: VecDeque<Beat> = VecDeque::new();
         let mut data_left = 0usize;
         let mut pfc_in_progress = false;
-        let mut sending_left = 0u64; // cycles left of the packet being sent upstream
+        let mut sending_left = 0u64; // bytes left of the packet being sent upstream
         let mut last_start = 0u64;
         let mut first_pause_at: Option<u64> = None;
         let mut dep_timer = 0u64;
@@ -1644,29 +1702,40 @@ pub mod system {
             } else {
                 *pause_seen.front().unwrap()
             };
-            if sending_left == 0 && !seen {
-                sending_left = pkt_cycles;
-                fwd.push_back(t + s.link);
-                out.packets += 1;
-                last_start = t;
+            let mut beat = BYTES_PER_CYCLE;
+            loop {
+                if sending_left == 0 {
+                    if seen {
+                        break;
+                    }
+                    sending_left = s.mtu_bytes as u64;
+                    fwd.push_back(t + s.link);
+                    out.packets += 1;
+                    last_start = t;
+                }
+                let b = sending_left.min(beat);
+                sending_left -= b;
+                beat -= b;
+                if beat == 0 {
+                    break;
+                }
             }
-            sending_left = sending_left.saturating_sub(1);
             // Switch: MMU admission, departures after the stall.
             let mut mi = MmuInputs::zero(&mp);
             if fwd.front() == Some(&t) {
                 fwd.pop_front();
                 mi.arr_valid_i = true;
-                mi.arr_port_i = 0;
+                mi.arr_port_i = s.port as u8;
                 mi.arr_prio_i = arbitrary_int::u3::new(PRIO as u8);
                 mi.arr_len_i = u6::new(l as u8);
             }
             if t >= s.stall_cycles {
                 if dep_timer == 0 {
                     let st = mmu.state();
-                    let have = st.priv_q[PRIO] + st.shr_q[PRIO] + st.hdr_q[PRIO];
+                    let have = st.priv_q[q] + st.shr_q[q] + st.hdr_q[q];
                     if have > 0 {
                         mi.dep_valid_i = true;
-                        mi.dep_port_i = 0;
+                        mi.dep_port_i = s.port as u8;
                         mi.dep_prio_i = arbitrary_int::u3::new(PRIO as u8);
                         mi.dep_len_i = u6::new(have.min(l) as u8);
                     }
@@ -1679,11 +1748,11 @@ pub mod system {
             if v == Verdict::Drop {
                 out.drops += 1;
             }
-            if mo.pause_o[PRIO] && first_pause_at.is_none() {
+            if mo.pause_o[q] && first_pause_at.is_none() {
                 first_pause_at = Some(t);
             }
-            out.max_headroom = out.max_headroom.max(mmu.state().hdr_q[PRIO]);
-            let xoff_now = mo.xoff_o[..PRIOS]
+            out.max_headroom = out.max_headroom.max(mmu.state().hdr_q[q]);
+            let xoff_now = mo.xoff_o[s.port * PRIOS..][..PRIOS]
                 .iter()
                 .enumerate()
                 .fold(0u8, |a, (k, &b)| a | (u8::from(b) << k));
@@ -1732,7 +1801,7 @@ pub mod system {
                 out.rx_classes[c as usize] += 1;
             }
             let paused = uo.pause_o >> PRIO & 1 != 0;
-            if up_was_paused && !paused && mmu.state().xoff_q[PRIO] {
+            if up_was_paused && !paused && mmu.state().xoff_q[q] {
                 out.gaps += 1;
             }
             if paused {

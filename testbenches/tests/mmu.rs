@@ -143,6 +143,51 @@ fn headroom_covers_the_upstream_reaction_time() {
     }
 }
 
+/// Per-port headroom: four upstreams with different reaction times, each
+/// port's headroom sized for its own. The congested port never drops with
+/// its own value and drops with one packet less, whatever the other ports
+/// have; model and RTL agree on every run.
+#[test]
+fn headroom_is_sized_per_port() {
+    let hdrm = scenario::per_port_headroom();
+    assert!(hdrm.windows(2).all(|w| w[0] < w[1]), "{hdrm:?}");
+    let drops = |s: &model::stim::Stimulus<Mmu>| {
+        scenario::verdicts(s)
+            .iter()
+            .filter(|v| **v == Verdict::Drop)
+            .count()
+    };
+    for (port, &d) in [0usize, 12, 30, 100].iter().enumerate() {
+        let (ok, needed) = scenario::headroom_on(port, 4, d, &hdrm);
+        assert_eq!(needed, hdrm[port]);
+        assert_eq!(drops(&ok), 0, "port {port}: drop with its own headroom");
+        let mut m = Mmu::new(&ok.params, &ok.config);
+        let mut max_h = 0;
+        for c in &ok.cycles {
+            if let Cycle::Drive(i) = c {
+                m.step(i);
+                max_h = max_h.max(m.state().hdr_q[port * 8 + 3]);
+            }
+        }
+        assert_eq!(max_h, needed, "port {port}: headroom used");
+        let mut short = hdrm.clone();
+        short[port] -= 4;
+        let (bad, _) = scenario::headroom_on(port, 4, d, &short);
+        assert!(drops(&bad) >= 1, "port {port}: no drop one packet short");
+        // Another port's headroom is not this port's: the largest value
+        // elsewhere does not save it.
+        let mut other = short.clone();
+        other[(port + 1) % 4] = 1000;
+        let (bad2, _) = scenario::headroom_on(port, 4, d, &other);
+        assert!(
+            drops(&bad2) >= 1,
+            "port {port}: another port's headroom used"
+        );
+        support::lockstep_or_report(&ok, &format!("headroom per port {port}"));
+        support::lockstep_or_report(&bad, &format!("headroom per port {port} short"));
+    }
+}
+
 #[test]
 fn dynamic_threshold_steady_state() {
     let p = MmuParams::default();

@@ -457,7 +457,7 @@ fn hysteresis_around_xoff_gives_one_xoff() {
         cfg_buf_cells_i: 100 + 4 * 20,
         cfg_lossy_cells_i: 0,
         cfg_priv_cells_i: 0,
-        cfg_hdrm_cells_i: 20,
+        cfg_hdrm_cells_i: vec![20; 4],
         cfg_xon_cells_i: 10,
         cfg_alpha_i: i4::new(0),
         cfg_alpha_lossy_i: i4::new(0),
@@ -793,14 +793,11 @@ fn system_headroom_formula() {
     for &(d, l) in &[(100u64, 24u32), (1000, 24), (4000, 24), (1000, 63)] {
         let s = system::Setup::worst_case(d, l);
         let ok = system::run(&s);
-        let short = system::run(&system::Setup {
-            eta_cells: s.eta_cells - l,
-            ..s
-        });
+        let short = system::run(&s.with_eta(s.eta_cells() - l));
         println!(
             "| {d} | {l} | {} | {} | {} | {} | {} | {} | {} | {} |",
             system::eta_formula_bytes(d, l),
-            s.eta_cells,
+            s.eta_cells(),
             ok.max_headroom,
             ok.drops,
             short.eta_cells,
@@ -817,12 +814,12 @@ fn system_headroom_formula() {
             "D {d} L {l}: the upstream was released while OFF"
         );
         assert!(ok.resumed, "D {d} L {l}: never resumed: {ok:?}");
-        assert!(ok.max_headroom <= s.eta_cells);
+        assert!(ok.max_headroom <= s.eta_cells());
         assert!(
-            ok.max_headroom > s.eta_cells - l,
+            ok.max_headroom > s.eta_cells() - l,
             "D {d} L {l}: the worst case is not tight ({} of {})",
             ok.max_headroom,
-            s.eta_cells
+            s.eta_cells()
         );
         assert!(ok.pfc_frames >= 3, "refreshes expected: {ok:?}");
         assert_eq!(ok.rx_classes[RxClass::Fcs as usize], 0);
@@ -844,5 +841,92 @@ fn system_headroom_formula() {
             short.drops >= 1,
             "D {d} L {l}: no drop with eta one MTU smaller: {short:?}"
         );
+    }
+}
+
+/// The headroom `switchsim size` prints, checked in bytes with a real MTU:
+/// the MMU + PFC system above, the upstream sending MTU packets of 1500 or
+/// 9216 bytes back to back (byte-exact, not whole cells) into cells of
+/// 256 B, one MMU whose four ingress ports have the headroom `size` gives
+/// for cables of 10, 100 and 300 m (and none on port 3), at 100 and
+/// 400 Gb/s. Each cable's port in turn is congested: no frame is lost with
+/// the sized headroom, and one is with one MTU (in cells) less. Where the
+/// naive `ceil(eta / cell)` is below the sized headroom, it loses frames too.
+#[test]
+fn system_sized_headroom_in_bytes() {
+    use cosim::size::{size, SizeArgs};
+    const CABLES: [f64; 3] = [10.0, 100.0, 300.0];
+    const CELL: u32 = 256;
+    println!(
+        "| speed | MTU (B) | cable (m) | link (cycles) | eta (B) | sized (cells) | max used | drops | \
+         sized - MTU (cells) | drops | ceil(eta/cell) | drops |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for gbps in [100.0, 400.0] {
+        for mtu in [1500u64, 9216] {
+            let sized = size(&SizeArgs {
+                gbps,
+                cables: CABLES.to_vec(),
+                velocity: 0.65,
+                mtu,
+                response_ns: None,
+                cell: CELL as u64,
+                clock_ghz: 1.0,
+                credit_interval: 2,
+                speedup: 1.05,
+                rtt_ns: None,
+                load: 0.9,
+                loss: 1e-6,
+                switch_gbps: None,
+                bus: 256,
+                buffer_cells: None,
+                lossless: 1 << 3,
+            })
+            .expect("the sizing of a legal link");
+            let hdrm: [u32; 4] = sized.mmu.1.cfg_hdrm_cells_i.clone().try_into().unwrap();
+            assert_eq!(hdrm[3], 0, "no cable on port 3");
+            for (port, h) in sized.headroom.iter().enumerate() {
+                assert_eq!(hdrm[port] as u64, h.eta_cells);
+                let link = h.wire_bytes.div_ceil(system::BYTES_PER_CYCLE);
+                let s = system::Setup::sized(link, mtu as u32, CELL, port, hdrm);
+                let l = s.mtu_cells();
+                let ok = system::run(&s);
+                let short = system::run(&s.with_eta(hdrm[port] - l));
+                let naive = h.naive_cells as u32;
+                let nv = (naive < hdrm[port]).then(|| system::run(&s.with_eta(naive)));
+                println!(
+                    "| {gbps}G | {mtu} | {} | {link} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    CABLES[port],
+                    h.eta_bytes,
+                    hdrm[port],
+                    ok.max_headroom,
+                    ok.drops,
+                    hdrm[port] - l,
+                    short.drops,
+                    naive,
+                    nv.as_ref().map_or("-".to_string(), |o| o.drops.to_string()),
+                );
+                let what = format!("{gbps}G MTU {mtu} cable {} m", CABLES[port]);
+                assert_eq!(ok.drops, 0, "{what}: drop with the sized headroom: {ok:?}");
+                assert_eq!(ok.gaps, 0, "{what}: the upstream was released while OFF");
+                assert!(ok.resumed, "{what}: never resumed");
+                assert!(
+                    ok.max_headroom > hdrm[port] - l,
+                    "{what}: the worst case is not reached ({} of {})",
+                    ok.max_headroom,
+                    hdrm[port]
+                );
+                assert!(
+                    short.drops >= 1,
+                    "{what}: no drop with one MTU less: {short:?}"
+                );
+                if let Some(nv) = nv {
+                    assert!(
+                        nv.drops >= 1,
+                        "{what}: no drop with ceil(eta / cell): {nv:?}"
+                    );
+                }
+            }
+        }
     }
 }
