@@ -93,6 +93,7 @@ impl Command for ListC {
 struct BenchC<'a> {
     seconds: f64,
     repeat: usize,
+    streamed_only: bool,
     rows: &'a mut Vec<cosim::bench::Row>,
     rss: &'a mut Vec<(String, String, Option<u64>)>,
     streamed: &'a mut Vec<cosim::streambench::StreamRow>,
@@ -102,6 +103,7 @@ impl Command for BenchC<'_> {
         bench_block::<B>(
             self.seconds,
             self.repeat,
+            self.streamed_only,
             self.rows,
             self.rss,
             self.streamed,
@@ -255,6 +257,9 @@ enum Cmd {
         /// Update the generated section of this Markdown file (e.g. BENCHMARKS.md).
         #[arg(long)]
         write: Option<PathBuf>,
+        /// Only the streamed-stimulus figures (and their section of the file).
+        #[arg(long)]
+        streamed_only: bool,
     },
     /// Soak: `run BLOCK --cycles N` for every block in a fresh process each;
     /// fails on any mismatch; records wall time and peak memory.
@@ -976,6 +981,7 @@ fn lint_block<B: Block>(rtl: &Path, failed: &mut usize) -> Result<u8> {
 fn bench_block<B: Bench>(
     seconds: f64,
     repeat: usize,
+    streamed_only: bool,
     rows: &mut Vec<cosim::bench::Row>,
     rss: &mut Vec<(String, String, Option<u64>)>,
     streamed: &mut Vec<cosim::streambench::StreamRow>,
@@ -985,6 +991,12 @@ fn bench_block<B: Bench>(
         // Calibrate: cycles for about `seconds` of lockstep.
         let probe = cosim::bench::measure::<B>(&p, 2000, 10, 1, &tmp)?;
         let cycles = ((probe.lockstep * seconds) as usize).clamp(5_000, 2_000_000);
+        if streamed_only {
+            let n = ((probe.lockstep * 5.0) as u64).clamp(20_000, 1_000_000);
+            let exe = std::env::current_exe()?;
+            streamed.push(cosim::streambench::measure::<B>(&p, n, repeat, &exe, &tmp)?);
+            continue;
+        }
         let r = cosim::bench::measure::<B>(
             &p,
             cycles,
@@ -1541,6 +1553,7 @@ fn main() -> ExitCode {
             seconds,
             repeat,
             write,
+            streamed_only,
         } => (|| {
             let names: Vec<String> = if blocks.is_empty() {
                 testbenches::registry::names()
@@ -1560,6 +1573,7 @@ fn main() -> ExitCode {
                     &mut BenchC {
                         seconds,
                         repeat,
+                        streamed_only,
                         rows: &mut rows,
                         rss: &mut rss,
                         streamed: &mut streamed,
@@ -1577,9 +1591,14 @@ fn main() -> ExitCode {
             }
             let md = cosim::bench::markdown(&rows, &rss);
             let md2 = cosim::streambench::markdown(&streamed, &fuzz_rows);
-            print!("{md}\n{md2}");
+            if !streamed_only {
+                print!("{md}\n");
+            }
+            print!("{md2}");
             if let Some(path) = write {
-                cosim::bench::update_file(&path, &md)?;
+                if !streamed_only {
+                    cosim::bench::update_file(&path, &md)?;
+                }
                 cosim::bench::update_section(&path, "streamed", &md2)?;
                 println!("updated {}", path.display());
             }
