@@ -191,6 +191,17 @@ fn bad_configuration_names_field_value_and_range() {
         &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
         &["not valid TOML"],
     );
+    // File, line and column, on one line.
+    std::fs::write(&f, "xon_cells = 3\nalpha = \"oops\n").unwrap();
+    let o = switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]);
+    assert_bad_input(&o, &["bad.toml:2:", "not valid TOML"]);
+    assert_eq!(text(&o).1.trim().lines().count(), 1, "{:?}", text(&o));
+    // A negative number says the legal range.
+    std::fs::write(&f, "buf_cells = -5\n").unwrap();
+    assert_bad_input(
+        &switchsim(&["run", "mmu", "--config", f.to_str().unwrap()]),
+        &["-5", "0..=65535"],
+    );
 }
 
 #[test]

@@ -745,7 +745,24 @@ pub fn parse_value(desc: &PortDesc, text: &str, out: &mut [u32]) -> Result<(), S
         } else {
             t.replace('_', "").parse::<u64>()
         };
-        let v = r.map_err(|_| format!("`{t}` is not a number"))?;
+        let v = r.map_err(|_| {
+            if t.starts_with('-') && t[1..].replace('_', "").parse::<u64>().is_ok() {
+                format!(
+                    "{t} is outside the legal range 0..={} ({} bits, unsigned)",
+                    mask(s.width),
+                    s.width
+                )
+            } else if t.replace('_', "").chars().all(|c| c.is_ascii_digit()) && !t.is_empty() {
+                format!(
+                    "{t} is too large for {} ({} bits: legal range 0..={})",
+                    desc.name,
+                    s.width,
+                    mask(s.width)
+                )
+            } else {
+                format!("`{t}` is not a number")
+            }
+        })?;
         if v & !mask(s.width) != 0 {
             return Err(format!(
                 "{v} is outside the legal range 0..={} ({} bits)",
