@@ -1582,7 +1582,13 @@ fn main() -> ExitCode {
                 let tmp =
                     std::env::temp_dir().join(format!("switchsim-fuzz-{}", std::process::id()));
                 let exe = std::env::current_exe()?;
-                let cases = 200;
+                // About 3 s of cases at one job (2000 cycles each): a short
+                // campaign measures the per-case start-up, not the scaling.
+                let rate = streamed
+                    .iter()
+                    .find(|r| r.block == b.as_str())
+                    .map_or(100_000.0, |r| r.e2e1);
+                let cases = ((rate * 3.0 / 2000.0) as u64).clamp(100, 2000);
                 let j1 = cosim::streambench::fuzz_rate(&exe, b, cases, 1, &tmp)?;
                 let j2 = cosim::streambench::fuzz_rate(&exe, b, cases, 2, &tmp)?;
                 eprintln!("{b} fuzz: jobs 1 {j1:.0}, jobs 2 {j2:.0} cycles/s");
