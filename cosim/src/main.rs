@@ -654,7 +654,6 @@ fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
     if tty && a.cycles >= 1 << 16 {
         eprint!("\r{:78}\r", "");
     }
-    let end_to_end = stim.len() as f64 / since_start().max(1e-9);
     let mut waves = None;
     let mut not_written = Vec::new();
     if matches!(outcome, Outcome::Pass(_)) && a.vcd_cycles > 0 {
@@ -672,6 +671,8 @@ fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
             None
         }
     };
+    // Process start to here: generation, lockstep, waveforms and frames.
+    let end_to_end = stim.len() as f64 / since_start().max(1e-9);
     let path = |p: Option<&Path>| p.map(|p| p.display().to_string());
     if a.json {
         let (secs, rate, coverage) = match &outcome {
