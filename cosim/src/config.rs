@@ -22,22 +22,20 @@ use std::path::Path;
 
 /// The variant and configuration described by `text`.
 pub fn parse<B: Block>(text: &str, origin: &str) -> Result<(B::Params, B::Config)> {
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| {
-            // One line: file, line and column of the problem.
-            let at = e.span().map(|sp| {
-                let before = &text[..sp.start.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                format!(":{line}:{col}")
-            });
-            anyhow!(
-                "{origin}{}: not valid TOML: {}",
-                at.unwrap_or_default(),
-                e.message().lines().next().unwrap_or("").trim()
-            )
-        })?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        // One line: file, line and column of the problem.
+        let at = e.span().map(|sp| {
+            let before = &text[..sp.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!(":{line}:{col}")
+        });
+        anyhow!(
+            "{origin}{}: not valid TOML: {}",
+            at.unwrap_or_default(),
+            e.message().lines().next().unwrap_or("").trim()
+        )
+    })?;
     let variants = B::variants();
     let params = match table.get("variant") {
         None => variants[0].clone(),

@@ -726,3 +726,50 @@ fn size_bad_input_exits_2() {
         &["buffer-cells", "does not fit"],
     );
 }
+
+/// Two threads give the same verdict and the same first divergence (cycle,
+/// signals, values, inputs) as one.
+#[test]
+fn two_threads_report_the_same_mismatch_as_one() {
+    let run = |t: &str| {
+        let o = switchsim(&[
+            "run",
+            "pfc",
+            "--cycles",
+            "5000",
+            "--seed",
+            "2",
+            "--threads",
+            t,
+            "--json",
+            "--inject-fault",
+            "tx_valid_o@3000",
+            "--out",
+            "threads",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+        let v = json(&o);
+        assert_eq!(v["threads"], t.parse::<u64>().unwrap());
+        let m = &v["mismatch"];
+        (m["cycle"].clone(), m["diffs"].clone(), m["inputs"].clone())
+    };
+    let one = run("1");
+    assert_eq!(one.0, 3000);
+    assert_eq!(one, run("2"));
+    // And on a passing run, the same coverage.
+    let cov = |t: &str| {
+        json(&switchsim(&[
+            "run",
+            "credit",
+            "--cycles",
+            "3000",
+            "--threads",
+            t,
+            "--json",
+            "--out",
+            "threads",
+        ]))["coverage"]
+            .clone()
+    };
+    assert_eq!(cov("1"), cov("2"));
+}
