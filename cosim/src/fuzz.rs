@@ -159,7 +159,7 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
         }
     };
     std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..o.jobs.max(1)).map(|_| sc.spawn(&worker)).collect();
+        let handles: Vec<_> = (0..o.jobs.max(1)).map(|_| sc.spawn(worker)).collect();
         while !handles.iter().all(|h| h.is_finished()) {
             std::thread::sleep(Duration::from_millis(50));
             // Coverage so far, for the progress line.

@@ -1599,7 +1599,7 @@ fn main() -> ExitCode {
             let md = cosim::bench::markdown(&rows, &rss);
             let md2 = cosim::streambench::markdown(&streamed, &fuzz_rows);
             if !streamed_only {
-                print!("{md}\n");
+                println!("{md}");
             }
             print!("{md2}");
             if let Some(path) = write {
