@@ -16,6 +16,18 @@ use std::process::ExitCode;
 use std::time::Duration;
 use testbenches::Bench;
 
+/// The blocks named, or every block of the registry when none is.
+fn names_or_all(blocks: Vec<String>) -> Vec<String> {
+    if blocks.is_empty() {
+        testbenches::registry::names()
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        blocks
+    }
+}
+
 /// A command run for one block, generically.
 trait Command {
     fn call<B: Bench>(&mut self) -> Result<u8>;
@@ -1556,14 +1568,7 @@ fn main() -> ExitCode {
             write,
             streamed_only,
         } => (|| {
-            let names: Vec<String> = if blocks.is_empty() {
-                testbenches::registry::names()
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect()
-            } else {
-                blocks
-            };
+            let names = names_or_all(blocks);
             let mut rows = Vec::new();
             let mut rss = Vec::new();
             let mut streamed = Vec::new();
@@ -1616,14 +1621,7 @@ fn main() -> ExitCode {
             cycles,
             write,
         } => (|| {
-            let names: Vec<String> = if blocks.is_empty() {
-                testbenches::registry::names()
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect()
-            } else {
-                blocks
-            };
+            let names = names_or_all(blocks);
             let exe = std::env::current_exe()?;
             let tmp = PathBuf::from("out/soak");
             let mut runs = Vec::new();
@@ -1651,14 +1649,7 @@ fn main() -> ExitCode {
             Ok(u8::from(runs.iter().any(|r| !r.passed)))
         })(),
         Cmd::Synth { blocks, write } => (|| {
-            let names: Vec<String> = if blocks.is_empty() {
-                testbenches::registry::names()
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect()
-            } else {
-                blocks
-            };
+            let names = names_or_all(blocks);
             println!("| block | variant | cells | flip-flops | muxes | yosys s |\n|---|---|---:|---:|---:|---:|");
             let mut rows = Vec::new();
             for b in &names {
@@ -1700,14 +1691,7 @@ fn main() -> ExitCode {
             list,
             write,
         } => (|| {
-            let names: Vec<String> = if blocks.is_empty() {
-                testbenches::registry::names()
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect()
-            } else {
-                blocks
-            };
+            let names = names_or_all(blocks);
             let mut md = (String::new(), String::new());
             let mut worst = 0;
             println!("| block | mutants | stillborn | valid | equivalent | killed | survived | kill rate | seconds |");

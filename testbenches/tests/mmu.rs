@@ -265,31 +265,5 @@ fn malformed_stimulus_is_rejected_with_line_and_field() {
 /// by the fuzz campaign's `--require-coverage`.
 #[test]
 fn random_stimulus_covers_every_bin() {
-    use proptest::strategy::{Strategy, ValueTree};
-    let mut runner = testbenches::seeded_runner(2024);
-    let strategy = proptest::sample::select(Mmu::variants()).prop_flat_map(|p| {
-        testbenches::stimulus_strategy::<Mmu>(&p, testbenches::DEFAULT_CYCLES, true)
-    });
-    let bins = Mmu::bins();
-    let mut hits = vec![0u64; bins.len()];
-    for _ in 0..256 {
-        let s = strategy.new_tree(&mut runner).unwrap().current();
-        let mut m = Mmu::new(&s.params, &s.config);
-        for c in &s.cycles {
-            match c {
-                Cycle::Drive(i) => {
-                    let o = m.step(i);
-                    m.sample(i, &o, &mut hits);
-                }
-                Cycle::Reset => m = Mmu::new(&s.params, &s.config),
-            }
-        }
-    }
-    let holes: Vec<&str> = bins
-        .iter()
-        .zip(&hits)
-        .filter(|(_, &h)| h == 0)
-        .map(|(b, _)| *b)
-        .collect();
-    assert!(holes.is_empty(), "bins never hit: {holes:?} ({hits:?})");
+    support::random_stimulus_covers_every_bin::<Mmu>();
 }

@@ -147,3 +147,41 @@ pub fn regressions<B: Bench>() -> usize {
     }
     n
 }
+
+/// The random stimulus of the equivalence test reaches every coverage bin of
+/// `B` (model-level, over 256 cases drawn like the equivalence cases, from a
+/// fixed seed).
+pub fn random_stimulus_covers_every_bin<B: Bench>() {
+    use model::stim::Cycle;
+    use proptest::strategy::ValueTree;
+    let mut runner = testbenches::seeded_runner(2024);
+    let strategy = proptest::sample::select(B::variants()).prop_flat_map(|p| {
+        testbenches::stimulus_strategy::<B>(&p, testbenches::DEFAULT_CYCLES, true)
+    });
+    let bins = B::bins();
+    let mut hits = vec![0u64; bins.len()];
+    for _ in 0..256 {
+        let s = strategy.new_tree(&mut runner).unwrap().current();
+        let mut m = B::new(&s.params, &s.config);
+        for c in &s.cycles {
+            match c {
+                Cycle::Drive(i) => {
+                    let o = m.step(i);
+                    m.sample(i, &o, &mut hits);
+                }
+                Cycle::Reset => m = B::new(&s.params, &s.config),
+            }
+        }
+    }
+    let holes: Vec<&str> = bins
+        .iter()
+        .zip(&hits)
+        .filter(|(_, &h)| h == 0)
+        .map(|(b, _)| *b)
+        .collect();
+    assert!(
+        holes.is_empty(),
+        "{}: bins never hit: {holes:?} ({hits:?})",
+        B::NAME
+    );
+}
