@@ -621,6 +621,11 @@ struct RunArgs<'a> {
 }
 
 fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
+    // End to end: from process start for the first block of the process,
+    // from the start of this block's run for the next ones of `run all`.
+    static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+    let t_block = std::time::Instant::now();
+    let first = FIRST.swap(false, std::sync::atomic::Ordering::SeqCst);
     let (p, cfg) = match a.config {
         Some(path) => {
             let (p, c) = cosim::config::load::<B>(path)?;
@@ -676,15 +681,26 @@ fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
             not_written.extend(s.write_errors);
         }
     }
-    let frames = match write_frames(&stim, &lockstep::run_dir(&stim, a.out)) {
+    // Next to the waveforms when there are some (the same time axis; the
+    // pcap holds the whole run), else in the run's own folder.
+    let frames_dir = waves
+        .as_ref()
+        .and_then(|w: &WaveFiles| w.merged.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| lockstep::run_dir(&stim, a.out));
+    let frames = match write_frames(&stim, &frames_dir) {
         Ok(f) => f,
         Err(e) => {
             not_written.push(format!("{e:#}"));
             None
         }
     };
-    // Process start to here: generation, lockstep, waveforms and frames.
-    let end_to_end = stim.len() as f64 / since_start().max(1e-9);
+    // Start to here: generation, lockstep, waveforms and frames.
+    let secs = if first {
+        since_start()
+    } else {
+        t_block.elapsed().as_secs_f64()
+    };
+    let end_to_end = stim.len() as f64 / secs.max(1e-9);
     let path = |p: Option<&Path>| p.map(|p| p.display().to_string());
     if a.json {
         let (secs, rate, coverage) = match &outcome {
@@ -717,7 +733,7 @@ fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
     if let Outcome::Pass(_) = &outcome {
         println!(
             "rates: lockstep loop {:.0} cycles/s, end to end {end_to_end:.0} cycles/s \
-             (process start to now, generation included; {threads} thread{})",
+             (start to end: generation, waveforms and frames included; {threads} thread{})",
             match &outcome {
                 Outcome::Pass(s) => s.rate(),
                 _ => 0.0,
