@@ -109,6 +109,13 @@ impl Fault {
         Ok(l.offsets[k])
     }
 
+    /// `fault`'s port offset and cycle for `B`, checked.
+    fn resolve<B: Block>(fault: Option<&Fault>, p: &B::Params) -> Result<Option<(usize, u64)>> {
+        fault
+            .map(|f| f.offset::<B>(p).map(|o| (o, f.cycle)))
+            .transpose()
+    }
+
     /// Flips the port's lowest bit in `out` if `k` is the cycle.
     fn apply<B: Block>(off: Option<(usize, u64)>, k: u64, p: &B::Params, out: &mut B::Outputs) {
         if let Some((off, at)) = off {
@@ -442,6 +449,39 @@ struct Failure {
     inputs: String,
 }
 
+impl Failure {
+    /// The failure of stimulus cycle `cycle`: `ins` the packed inputs
+    /// driven (zero under reset), `exp` the model's packed outputs, `act`
+    /// the RTL's (not read when the RTL raised an error itself).
+    #[allow(clippy::too_many_arguments)]
+    fn at(
+        cycle: i64,
+        reset: bool,
+        il: &Layout,
+        ol: &Layout,
+        ins: &[u32],
+        exp: &[u32],
+        act: &[u32],
+        rtl_error: Option<String>,
+    ) -> Self {
+        let inputs = format_nonzero(il, ins);
+        Failure {
+            cycle,
+            diffs: if rtl_error.is_some() {
+                vec![]
+            } else {
+                diff_outputs(ol, exp, act)
+            },
+            rtl_error,
+            inputs: if reset {
+                format!("rst_ni=0 {inputs}")
+            } else {
+                inputs
+            },
+        }
+    }
+}
+
 /// Calls `progress` about twice a second.
 struct Ticker {
     f: Option<ProgressFn>,
@@ -485,9 +525,7 @@ fn pass<B: Bench>(
     fault: Option<&Fault>,
 ) -> Result<(Option<Failure>, f64)> {
     let p = &stim.params;
-    let fault = fault
-        .map(|f| f.offset::<B>(p).map(|o| (o, f.cycle)))
-        .transpose()?;
+    let fault = Fault::resolve::<B>(fault, p)?;
     let cfg = &stim.config;
     let il = B::Inputs::layout(p);
     let ol = B::Outputs::layout(p);
@@ -505,7 +543,6 @@ fn pass<B: Bench>(
         None => None,
     };
     let mut model = B::new(p, cfg);
-    let zero_words = vec![0u32; il.words];
     // The outputs under reset; and the model's outputs, reused every cycle
     // (they are also the generator's view of the cycle before).
     let reset_out = B::new(p, cfg).step(&B::Inputs::zero(p));
@@ -584,21 +621,17 @@ fn pass<B: Bench>(
             )?;
         }
         if report {
-            let diffs = if rtl_err.is_some() {
-                vec![]
-            } else {
-                diff_outputs(&ol, &exp, rtl.outputs())
-            };
-            failure = Some(Failure {
-                cycle: k,
-                diffs,
-                rtl_error: rtl_err,
-                inputs: if reset {
-                    format!("rst_ni=0 {}", format_nonzero(&il, &zero_words))
-                } else {
-                    format_nonzero(&il, &in_words)
-                },
-            });
+            // Under reset the RTL's inputs were zeroed: `in_words` is zero.
+            failure = Some(Failure::at(
+                k,
+                reset,
+                &il,
+                &ol,
+                &in_words,
+                &exp,
+                rtl.outputs(),
+                rtl_err,
+            ));
             stop_at = Some(if paths.is_some() {
                 n + context as u64
             } else {
@@ -641,9 +674,7 @@ fn pass_threaded<B: Bench>(
 ) -> Result<(Option<Failure>, f64)> {
     use std::sync::mpsc::{channel, sync_channel};
     let p = &stim.params;
-    let fault = fault
-        .map(|f| f.offset::<B>(p).map(|o| (o, f.cycle)))
-        .transpose()?;
+    let fault = Fault::resolve::<B>(fault, p)?;
     let cfg = &stim.config;
     let il = B::Inputs::layout(p);
     let ol = B::Outputs::layout(p);
@@ -728,20 +759,16 @@ fn pass_threaded<B: Bench>(
                 };
                 if n >= 1 && !equal {
                     let k = n as i64 - POWER_ON_RESET as i64;
-                    failure = Some(Failure {
-                        cycle: k,
-                        diffs: if rtl_err.is_some() {
-                            vec![]
-                        } else {
-                            diff_outputs(&ol, exp, rtl.outputs())
-                        },
-                        rtl_error: rtl_err,
-                        inputs: if reset {
-                            format!("rst_ni=0 {}", format_nonzero(&il, ins))
-                        } else {
-                            format_nonzero(&il, ins)
-                        },
-                    });
+                    failure = Some(Failure::at(
+                        k,
+                        reset,
+                        &il,
+                        &ol,
+                        ins,
+                        exp,
+                        rtl.outputs(),
+                        rtl_err,
+                    ));
                     break 'run;
                 }
                 n += 1;
