@@ -385,52 +385,52 @@ enum Cmd {
     /// (see docs/sizing.md).
     Size {
         /// Link speed, Gb/s.
-        #[arg(long, default_value_t = 100.0)]
+        #[arg(long, default_value_t = cosim::size::SizeArgs::default().gbps)]
         speed: f64,
         /// Cable length in m, one per ingress port (comma separated), or one for every port.
         #[arg(long, value_delimiter = ',', default_value = "300")]
         cable: Vec<f64>,
         /// Propagation speed, a fraction of c.
-        #[arg(long, default_value_t = 0.65)]
+        #[arg(long, default_value_t = cosim::size::SizeArgs::default().velocity)]
         velocity: f64,
         /// MTU, bytes.
-        #[arg(long, default_value_t = 1500)]
+        #[arg(long, default_value_t = cosim::size::SizeArgs::default().mtu)]
         mtu: u64,
         /// The peer's response time, ns (default: the PFC cap, 3840 B / C).
         #[arg(long)]
         response: Option<f64>,
         /// Cell size, bytes.
-        #[arg(long, default_value_t = 256)]
+        #[arg(long, default_value_t = cosim::size::SizeArgs::default().cell)]
         cell: u64,
         /// Clock, GHz.
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = cosim::size::SizeArgs::default().clock_ghz)]
         clock: f64,
         /// One credit every this many cycles.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = cosim::size::SizeArgs::default().credit_interval)]
         credit_interval: u64,
         /// Fabric speed-up.
-        #[arg(long, default_value_t = 1.05)]
+        #[arg(long, default_value_t = cosim::size::SizeArgs::default().speedup)]
         speedup: f64,
         /// Credit loop RTT, ns (default: 2 Dprop of the longest cable + the response time).
         #[arg(long)]
         rtt: Option<f64>,
         /// Cell-fabric utilisation rho.
-        #[arg(long, default_value_t = 0.9)]
+        #[arg(long, default_value_t = cosim::size::SizeArgs::default().load)]
         load: f64,
         /// Cell-fabric loss probability target.
-        #[arg(long, default_value_t = 1e-6)]
+        #[arg(long, default_value_t = cosim::size::SizeArgs::default().loss)]
         loss: f64,
         /// Switch bandwidth for the pipeline count, Gb/s (default: cables x speed).
         #[arg(long)]
         switch: Option<f64>,
         /// Datapath width, bytes.
-        #[arg(long, default_value_t = 256)]
+        #[arg(long, default_value_t = cosim::size::SizeArgs::default().bus)]
         bus: u64,
         /// MMU buffer, cells (default: the largest the MMU variant counts).
         #[arg(long)]
         buffer_cells: Option<u64>,
         /// Lossless priorities, a bit mask.
-        #[arg(long, default_value_t = 0x18)]
+        #[arg(long, default_value_t = cosim::size::SizeArgs::default().lossless)]
         lossless: u8,
         /// Write the MMU configuration (TOML) to this file instead of printing it.
         #[arg(long)]

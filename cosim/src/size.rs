@@ -52,6 +52,33 @@ pub struct SizeArgs {
     pub lossless: u8,
 }
 
+/// The defaults of `switchsim size` (its `--help` shows them): 100 Gb/s,
+/// 300 m at 0.65 c, MTU 1500 B, cells of 256 B at 1 GHz, one credit per 2
+/// cycles, speed-up 1.05, rho 0.9, loss 1e-6, a 256 B bus, priorities 3 and
+/// 4 lossless.
+impl Default for SizeArgs {
+    fn default() -> Self {
+        SizeArgs {
+            gbps: 100.0,
+            cables: vec![300.0],
+            velocity: 0.65,
+            mtu: 1500,
+            response_ns: None,
+            cell: 256,
+            clock_ghz: 1.0,
+            credit_interval: 2,
+            speedup: 1.05,
+            rtt_ns: None,
+            load: 0.9,
+            loss: 1e-6,
+            switch_gbps: None,
+            bus: 256,
+            buffer_cells: None,
+            lossless: 0x18,
+        }
+    }
+}
+
 /// What `size` computed: the text, and the two configurations.
 #[derive(Clone, Debug)]
 pub struct Sizing {

@@ -639,20 +639,8 @@ fn size_prints_the_sizing_and_writes_configurations_that_run() {
     let args = cosim::size::SizeArgs {
         gbps: 400.0,
         cables: vec![10.0, 100.0, 300.0],
-        velocity: 0.65,
         mtu: 9216,
-        response_ns: None,
-        cell: 256,
-        clock_ghz: 1.0,
-        credit_interval: 2,
-        speedup: 1.05,
-        rtt_ns: None,
-        load: 0.9,
-        loss: 1e-6,
-        switch_gbps: None,
-        bus: 256,
-        buffer_cells: None,
-        lossless: 0x18,
+        ..cosim::size::SizeArgs::default()
     };
     let want = cosim::size::size(&args).unwrap();
     let o = switchsim(&[

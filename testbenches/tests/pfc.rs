@@ -876,20 +876,10 @@ fn system_sized_headroom_in_bytes() {
             let sized = size(&SizeArgs {
                 gbps,
                 cables: CABLES.to_vec(),
-                velocity: 0.65,
                 mtu,
-                response_ns: None,
                 cell: CELL as u64,
-                clock_ghz: 1.0,
-                credit_interval: 2,
-                speedup: 1.05,
-                rtt_ns: None,
-                load: 0.9,
-                loss: 1e-6,
-                switch_gbps: None,
-                bus: 256,
-                buffer_cells: None,
                 lossless: 1 << 3,
+                ..SizeArgs::default()
             })
             .expect("the sizing of a legal link");
             let hdrm: [u32; 4] = sized.mmu.1.cfg_hdrm_cells_i.clone().try_into().unwrap();
