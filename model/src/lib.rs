@@ -17,6 +17,7 @@ pub mod arbiter;
 pub mod credit;
 pub mod mmu;
 pub mod pfc;
+pub mod prim;
 pub mod stx_analytic;
 pub mod stx_system;
 

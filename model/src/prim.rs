@@ -1,0 +1,258 @@
+//! Golden models of the shared RTL primitives `rtl/prim_*.v`.
+//!
+//! Each type mirrors one primitive register for register: the same reset
+//! value, the same next-state rule, the same combinational outputs. A block
+//! model holds these inside its state where its RTL instantiates the
+//! primitive, so the rule is written once on each side. The primitives are
+//! also blocks of their own (`model::prim_blocks`), co-simulated against
+//! their RTL like any block.
+
+/// `prim_lfsr`: a right-shifting Galois LFSR of `width` bits.
+///
+/// One step: `s' = (s >> 1) ^ (s & 1 ? taps : 0)`; `STEPS` steps per
+/// enabled cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lfsr {
+    /// The register.
+    pub state: u64,
+    /// Feedback taps.
+    pub taps: u64,
+    /// Steps per enabled cycle.
+    pub steps: u32,
+}
+
+impl Lfsr {
+    /// The LFSR at reset: `seed` (non-zero), `taps`, `steps` per cycle.
+    pub const fn new(seed: u64, taps: u64, steps: u32) -> Self {
+        Lfsr {
+            state: seed,
+            taps,
+            steps,
+        }
+    }
+
+    /// One step of the register `s`.
+    pub const fn step_once(s: u64, taps: u64) -> u64 {
+        (s >> 1) ^ if s & 1 != 0 { taps } else { 0 }
+    }
+
+    /// The register after one enabled cycle (`steps` steps), without
+    /// changing `self`.
+    pub const fn peek_next(&self) -> u64 {
+        let mut s = self.state;
+        let mut k = 0;
+        while k < self.steps {
+            s = Self::step_once(s, self.taps);
+            k += 1;
+        }
+        s
+    }
+
+    /// One clock edge: `steps` steps when `en`.
+    pub fn clock(&mut self, en: bool) {
+        if en {
+            self.state = self.peek_next();
+        }
+    }
+}
+
+/// `prim_timer`: a down counter that stops at zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timer {
+    /// The count (reset 0).
+    pub count: u64,
+}
+
+impl Timer {
+    /// `expire_o`: the count reaches 0 at this edge (a tick from 1, no load).
+    pub const fn expires(&self, load: bool, tick: bool) -> bool {
+        !load && tick && self.count == 1
+    }
+
+    /// `running_o`: the count is not 0.
+    pub const fn running(&self) -> bool {
+        self.count != 0
+    }
+
+    /// One clock edge: load wins; else a tick counts down, stopping at 0.
+    /// Returns `expire_o` of the cycle.
+    pub fn clock(&mut self, load: bool, value: u64, tick: bool) -> bool {
+        let e = self.expires(load, tick);
+        if load {
+            self.count = value;
+        } else if tick && self.count != 0 {
+            self.count -= 1;
+        }
+        e
+    }
+}
+
+/// `prim_sat_cnt`: an up/down counter clamped to `0..=max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SatCnt {
+    /// The count (reset 0).
+    pub count: u64,
+    /// The largest value (`MAX`).
+    pub max: u64,
+}
+
+impl SatCnt {
+    /// The counter at reset, saturating at `max`.
+    pub const fn new(max: u64) -> Self {
+        SatCnt { count: 0, max }
+    }
+
+    /// The next count and `sat_o` for `inc` and `dec` taken together (the
+    /// exact sum clamped, no clamp in between).
+    pub const fn next(&self, clr: bool, inc: u64, dec: u64) -> (u64, bool) {
+        if clr {
+            return (0, false);
+        }
+        let sum = self.count as i128 + inc as i128 - dec as i128;
+        if sum < 0 {
+            (0, true)
+        } else if sum > self.max as i128 {
+            (self.max, true)
+        } else {
+            (sum as u64, false)
+        }
+    }
+
+    /// One clock edge. Returns `sat_o` of the cycle.
+    pub fn clock(&mut self, clr: bool, inc: u64, dec: u64) -> bool {
+        let (c, s) = self.next(clr, inc, dec);
+        self.count = c;
+        s
+    }
+}
+
+/// The pick of `prim_rr_arb`: the first requester at or after `ptr`,
+/// wrapping, among `n` (bit `k` of `req` is requester `k`).
+pub const fn rr_pick(req: u64, n: u32, ptr: u32) -> Option<u32> {
+    let mask = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    let req = req & mask;
+    if req == 0 {
+        return None;
+    }
+    let hi = if ptr >= 64 {
+        0
+    } else {
+        req & (u64::MAX << ptr)
+    };
+    Some(if hi != 0 {
+        hi.trailing_zeros()
+    } else {
+        req.trailing_zeros()
+    })
+}
+
+/// `prim_rr_arb`: a round-robin arbiter of `n` requesters with its pointer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RrArb {
+    /// Number of requesters.
+    pub n: u32,
+    /// The pointer (reset 0).
+    pub ptr: u32,
+}
+
+impl RrArb {
+    /// The arbiter at reset.
+    pub const fn new(n: u32) -> Self {
+        RrArb { n, ptr: 0 }
+    }
+
+    /// The grant of this cycle (combinational).
+    pub const fn pick(&self, req: u64) -> Option<u32> {
+        rr_pick(req, self.n, self.ptr)
+    }
+
+    /// One clock edge: when `ack` and a grant, the pointer moves past it.
+    /// Returns the grant of the cycle.
+    pub fn clock(&mut self, req: u64, ack: bool) -> Option<u32> {
+        let g = self.pick(req);
+        if let (true, Some(k)) = (ack, g) {
+            self.ptr = if k + 1 == self.n { 0 } else { k + 1 };
+        }
+        g
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lfsr_default_taps_are_maximal() {
+        let mut l = Lfsr::new(1, 0xB400, 1);
+        let mut n = 0u32;
+        loop {
+            l.clock(true);
+            n += 1;
+            assert_ne!(l.state, 0);
+            if l.state == 1 {
+                break;
+            }
+        }
+        assert_eq!(n, 65535);
+    }
+
+    #[test]
+    fn lfsr_steps_per_cycle_compose() {
+        let mut a = Lfsr::new(0xACE1, 0xB400, 1);
+        let mut b = Lfsr::new(0xACE1, 0xB400, 5);
+        for _ in 0..5 {
+            a.clock(true);
+        }
+        b.clock(true);
+        assert_eq!(a.state, b.state);
+        b.clock(false);
+        assert_eq!(a.state, b.state);
+    }
+
+    #[test]
+    fn timer_loads_counts_and_stops_at_zero() {
+        let mut t = Timer::default();
+        assert!(!t.clock(false, 0, true));
+        assert_eq!(t.count, 0);
+        t.clock(true, 2, true);
+        assert_eq!(t.count, 2);
+        assert!(!t.clock(false, 0, true));
+        assert!(t.running());
+        assert!(t.clock(false, 0, true));
+        assert!(!t.running());
+        assert!(!t.clock(true, 1, true), "a load wins over the expiry");
+        assert_eq!(t.count, 1);
+    }
+
+    #[test]
+    fn sat_cnt_nets_before_clamping() {
+        let mut c = SatCnt::new(10);
+        assert!(!c.clock(false, 10, 0));
+        // 10 + 5 - 5 = 10: no clamp in between
+        assert!(!c.clock(false, 5, 5));
+        assert_eq!(c.count, 10);
+        assert!(c.clock(false, 1, 0));
+        assert_eq!(c.count, 10);
+        assert!(c.clock(false, 0, 11));
+        assert_eq!(c.count, 0);
+        c.clock(false, 3, 0);
+        assert!(!c.clock(true, 3, 0));
+        assert_eq!(c.count, 0);
+    }
+
+    #[test]
+    fn rr_picks_at_or_after_the_pointer_and_wraps() {
+        assert_eq!(rr_pick(0b1010, 4, 0), Some(1));
+        assert_eq!(rr_pick(0b1010, 4, 2), Some(3));
+        assert_eq!(rr_pick(0b0010, 4, 2), Some(1));
+        assert_eq!(rr_pick(0, 4, 2), None);
+        assert_eq!(rr_pick(0b1_0000, 4, 0), None, "requests above n ignored");
+        let mut a = RrArb::new(3);
+        assert_eq!(a.clock(0b111, true), Some(0));
+        assert_eq!(a.clock(0b111, true), Some(1));
+        assert_eq!(a.clock(0b111, true), Some(2));
+        assert_eq!(a.ptr, 0, "wraps at n, not at a power of two");
+        assert_eq!(a.clock(0b110, false), Some(1));
+        assert_eq!(a.ptr, 0);
+    }
+}

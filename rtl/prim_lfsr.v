@@ -1,0 +1,63 @@
+// prim_lfsr: a Galois LFSR, right-shifting, STEPS steps per enabled cycle.
+//
+// Parameters
+//   W      register width (2..64)
+//   TAPS   feedback taps, XORed in when the bit shifted out is 1
+//          (default x^16 + x^14 + x^13 + x^11 + 1, maximal length)
+//   SEED   reset value; must not be 0 (0 is a fixed point)
+//   STEPS  steps taken per cycle with en_i high (1..64)
+//
+// One step: s' = (s >> 1) ^ (s[0] ? TAPS : 0). A register that is never 0
+// stays non-zero (LfsrNonZero_A).
+//
+// Ports
+//   en_i     take STEPS steps at the next edge
+//   state_o  the register at the start of the cycle (registered)
+//
+// Golden model: model::prim::Lfsr.
+
+`default_nettype none
+`timescale 1ns / 100ps
+
+module prim_lfsr #(
+  parameter integer       W     = 16,
+  parameter [W-1:0]       TAPS  = 16'hB400,
+  parameter [W-1:0]       SEED  = 16'h0001,
+  parameter integer       STEPS = 1
+) (
+  input  wire         clk_i,
+  input  wire         rst_ni,
+  input  wire         en_i,
+  output wire [W-1:0] state_o
+);
+
+  reg [W-1:0] state_q, state_d;
+  integer     s;
+
+  always @(*) begin
+    state_d = state_q;
+    if (en_i) begin
+      for (s = 0; s < STEPS; s = s + 1)
+        state_d = (state_d >> 1) ^ (state_d[0] ? TAPS : {W{1'b0}});
+    end
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) state_q <= SEED;
+    else         state_q <= state_d;
+  end
+
+  assign state_o = state_q;
+
+`ifndef SYNTHESIS
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else begin
+      if (state_q == {W{1'b0}}) $error("LfsrNonZero_A");
+    end
+  end
+`endif
+
+endmodule
+
+`default_nettype wire
