@@ -21,6 +21,9 @@
 
 #[path = "src/shimgen.rs"]
 mod shimgen;
+#[path = "src/toolchain.rs"]
+#[allow(dead_code)]
+mod toolchain;
 
 use model::port::PortDesc;
 use model::{Block, Params, PortGroup};
@@ -256,16 +259,6 @@ fn main() {
     println!("cargo:rerun-if-env-changed=VSIM_FORCE_REBUILD");
 
     let (version, root) = verilator_root();
-    let mut prims: Vec<PathBuf> = std::fs::read_dir(&rtl)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("prim_") && n.ends_with(".v"))
-        })
-        .collect();
-    prims.sort();
     let read =
         |p: &Path| std::fs::read(p).unwrap_or_else(|e| fail(format!("{}: {e}", p.display())));
     let vsim_h = read(&csrc.join("vsim.h"));
@@ -302,33 +295,17 @@ fn main() {
         if !file.exists() {
             fail(format!("{} is missing", file.display()));
         }
-        let mut sources = vec![file.clone()];
-        sources.extend(prims.iter().cloned());
+        let sources = toolchain::rtl_files(&rtl, v.block)
+            .unwrap_or_else(|e| fail(format!("{}: {e}", rtl.display())));
         let mdir = out.join(&prefix);
-        let mut args: Vec<String> = vec![
-            "--cc".into(),
-            "--trace".into(),
-            "--assert".into(),
-            "--x-assign".into(),
-            "unique".into(),
-            "--x-initial".into(),
-            "unique".into(),
-            "-O3".into(),
-            "--output-split".into(),
-            "20000".into(),
-            "--top-module".into(),
-            v.block.into(),
-            "--prefix".into(),
-            prefix.clone(),
-            "--Mdir".into(),
-            mdir.to_str().unwrap().into(),
-        ];
-        for (k, val) in &v.generics {
-            args.push(format!("-G{k}={val}"));
-        }
-        for s in &sources {
-            args.push(s.to_str().unwrap().into());
-        }
+        let args = toolchain::verilator_args(
+            toolchain::Purpose::Cosim,
+            v.block,
+            &v.generics,
+            &sources,
+            &prefix,
+            &mdir,
+        );
         // The shim depends only on the declaration, known before verilating.
         let shim = shim_source(v, &prefix);
         let mut parts: Vec<Vec<u8>> = vec![

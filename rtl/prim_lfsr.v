@@ -1,7 +1,7 @@
 // prim_lfsr: a Galois LFSR, right-shifting, STEPS steps per enabled cycle.
 //
 // Parameters
-//   W      register width (2..64)
+//   W      register width (2..32)
 //   TAPS   feedback taps, XORed in when the bit shifted out is 1
 //          (default x^16 + x^14 + x^13 + x^11 + 1, maximal length)
 //   SEED   reset value; must not be 0 (0 is a fixed point)
@@ -21,8 +21,8 @@
 
 module prim_lfsr #(
   parameter integer       W     = 16,
-  parameter [W-1:0]       TAPS  = 16'hB400,
-  parameter [W-1:0]       SEED  = 16'h0001,
+  parameter [31:0]        TAPS  = 32'h0000_B400,
+  parameter [31:0]        SEED  = 32'h0000_0001,
   parameter integer       STEPS = 1
 ) (
   input  wire         clk_i,
@@ -31,6 +31,11 @@ module prim_lfsr #(
   output wire [W-1:0] state_o
 );
 
+  // TAPS and SEED are 32 bits wide (what a -G override gives); the low W
+  // bits are used.
+  localparam [W-1:0] T = TAPS[W-1:0];
+  localparam [W-1:0] S = SEED[W-1:0];
+
   reg [W-1:0] state_q, state_d;
   integer     s;
 
@@ -38,12 +43,12 @@ module prim_lfsr #(
     state_d = state_q;
     if (en_i) begin
       for (s = 0; s < STEPS; s = s + 1)
-        state_d = (state_d >> 1) ^ (state_d[0] ? TAPS : {W{1'b0}});
+        state_d = (state_d >> 1) ^ (state_d[0] ? T : {W{1'b0}});
     end
   end
 
   always @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) state_q <= SEED;
+    if (!rst_ni) state_q <= S;
     else         state_q <= state_d;
   end
 

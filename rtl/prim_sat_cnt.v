@@ -1,8 +1,9 @@
 // prim_sat_cnt: an up/down counter that saturates at 0 and at its maximum.
 //
 // Parameters
-//   W  counter width (1..62)
-//   MAX  the largest value (<= 2^W - 1); default 2^W - 1
+//   W    counter width (1..62)
+//   MAX  the largest value, 1 .. min(2^W, 2^32) - 1; 0 (the default) means
+//        2^W - 1. 32 bits wide, what a -G override gives.
 //
 // Next value: clr_i -> 0; else clamp(count + inc_i - dec_i, 0, MAX), taken
 // on the exact sum (no clamp in between: a release and an admission in the
@@ -22,7 +23,7 @@
 
 module prim_sat_cnt #(
   parameter integer W   = 16,
-  parameter [W-1:0] MAX = {W{1'b1}}
+  parameter [31:0]  MAX = 32'd0
 ) (
   input  wire         clk_i,
   input  wire         rst_ni,
@@ -35,17 +36,19 @@ module prim_sat_cnt #(
 
   // Exact sum in W + 2 signed bits: -(2^W - 1) .. 2 * (2^W - 1).
   localparam integer XW = W + 2;
+  localparam [63:0]   MAX64 = MAX[31:0] * 64'd1;   // widened (a -G value is unsized)
+  localparam [W+1:0]  TOP   = (MAX == 32'd0) ? {2'b00, {W{1'b1}}} : MAX64[W+1:0];
 
   reg  [W-1:0]        count_q, count_d;
   wire signed [XW-1:0] sum = $signed({2'b00, count_q}) + $signed({2'b00, inc_i})
                            - $signed({2'b00, dec_i});
   wire                 lo  = sum < $signed({XW{1'b0}});
-  wire                 hi  = sum > $signed({2'b00, MAX});
+  wire                 hi  = sum > $signed(TOP);
 
   always @(*) begin
     if (clr_i)   count_d = {W{1'b0}};
     else if (lo) count_d = {W{1'b0}};
-    else if (hi) count_d = MAX;
+    else if (hi) count_d = TOP[W-1:0];
     else         count_d = sum[W-1:0];
   end
 

@@ -290,20 +290,9 @@ pub fn write<B: Block>(stim: &Stimulus<B>, dir: &std::path::Path) -> Result<()> 
     Ok(())
 }
 
-/// The RTL files of block `B`: `rtl/<block>.v` and every `rtl/prim_*.v`.
+/// The RTL files of block `block` (see [`crate::toolchain::rtl_files`]).
 pub fn rtl_files(rtl_dir: &std::path::Path, block: &str) -> Result<Vec<std::path::PathBuf>> {
-    let mut v = vec![rtl_dir.join(format!("{block}.v"))];
-    let mut prims: Vec<std::path::PathBuf> = std::fs::read_dir(rtl_dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("prim_") && n.ends_with(".v"))
-        })
-        .collect();
-    prims.sort();
-    v.extend(prims);
-    Ok(v)
+    Ok(crate::toolchain::rtl_files(rtl_dir, block)?)
 }
 
 /// The repository's `rtl/` directory.

@@ -25,6 +25,7 @@ pub mod shimgen;
 pub mod size;
 pub mod streambench;
 pub mod stx;
+pub mod toolchain;
 pub mod wave;
 
 pub use lockstep::{run, Coverage, Mismatch, Options, Outcome, Summary, WaveFiles, Waves};

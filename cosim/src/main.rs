@@ -975,24 +975,18 @@ fn list_block<B: Bench>() -> Result<u8> {
 }
 
 fn lint_block<B: Block>(rtl: &Path, failed: &mut usize) -> Result<u8> {
-    let file = rtl.join(format!("{}.v", B::NAME));
-    let mut prims: Vec<PathBuf> = std::fs::read_dir(rtl)
-        .with_context(|| format!("cannot read {}", rtl.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("prim_") && n.ends_with(".v"))
-        })
-        .collect();
-    prims.sort();
+    let files = cosim::toolchain::rtl_files(rtl, B::NAME)
+        .with_context(|| format!("cannot read {}", rtl.display()))?;
     for v in B::variants() {
         let mut cmd = std::process::Command::new("verilator");
-        cmd.args(["--lint-only", "-Wall", "--top-module", B::NAME]);
-        for (k, val) in v.verilog() {
-            cmd.arg(format!("-G{k}={val}"));
-        }
-        cmd.arg(&file).args(&prims);
+        cmd.args(cosim::toolchain::verilator_args(
+            cosim::toolchain::Purpose::Lint,
+            B::NAME,
+            &v.verilog(),
+            &files,
+            "",
+            Path::new(""),
+        ));
         let o = cmd
             .output()
             .context("cannot run verilator (install it with `make deps`)")?;

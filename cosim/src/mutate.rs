@@ -598,30 +598,15 @@ fn evaluate(
     let _ = std::fs::remove_dir_all(work);
     std::fs::create_dir_all(work)?;
     let prefix = format!("V{block}_mut");
-    let mut args: Vec<String> = vec![
-        "--cc".into(),
-        "--trace".into(),
-        "--assert".into(),
-        "--x-assign".into(),
-        "unique".into(),
-        "--x-initial".into(),
-        "unique".into(),
-        "-Wno-fatal".into(),
-        "-Wno-lint".into(),
-        "-Wno-style".into(),
-        "--top-module".into(),
-        block.into(),
-        "--prefix".into(),
-        prefix.clone(),
-        "--Mdir".into(),
-        work.display().to_string(),
-    ];
-    for (k, v) in params {
-        args.push(format!("-G{k}={v}"));
-    }
-    for f in crate::golden::rtl_files(rtl_dir, block)? {
-        args.push(f.display().to_string());
-    }
+    let files = crate::golden::rtl_files(rtl_dir, block)?;
+    let args = crate::toolchain::verilator_args(
+        crate::toolchain::Purpose::Mutant,
+        block,
+        params,
+        &files,
+        &prefix,
+        work,
+    );
     let o = run(Command::new("verilator").args(&args), "verilator")?;
     if !o.status.success() {
         let e = String::from_utf8_lossy(&o.stderr);

@@ -247,65 +247,36 @@ impl ArbiterOutputs {
     }
 }
 
-/// Functional coverage bins (indices into [`BINS`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Bin {
-    MatchIter1,
-    MatchIter2,
-    MatchIter3,
-    MatchIter4,
-    MatchIter5,
-    MatchIter6,
-    MatchIter7,
-    MatchIter8,
-    FullMatching,
-    RefusedGrantFirstIter,
-    GptrWrap,
-    GrantSameSlotRequest,
-    StxAck,
-    StxVsStx,
-    StxVsArb,
-    StxLostR1Arbitrated,
-    StxAckBesideArbitrated,
-    StxExactCapacity,
-    StxMultiCollision,
-    StxInputArbAndSpec,
-    StxDisabledSrq,
-    XbarDelayedArb,
-    CounterSaturated,
-    RequestDropped,
-    ConfigError,
+crate::coverage_bins! {
+    /// Functional coverage bins (indices into [`BINS`]).
+    pub enum Bin / BINS {
+        MatchIter1 = "match_iter_1",
+        MatchIter2 = "match_iter_2",
+        MatchIter3 = "match_iter_3",
+        MatchIter4 = "match_iter_4",
+        MatchIter5 = "match_iter_5",
+        MatchIter6 = "match_iter_6",
+        MatchIter7 = "match_iter_7",
+        MatchIter8 = "match_iter_8",
+        FullMatching = "full_matching",
+        RefusedGrantFirstIter = "refused_grant_first_iter",
+        GptrWrap = "gptr_wrap",
+        GrantSameSlotRequest = "grant_same_slot_request",
+        StxAck = "stx_ack",
+        StxVsStx = "stx_vs_stx_collision",
+        StxVsArb = "stx_vs_arb_collision",
+        StxLostR1Arbitrated = "stx_lost_r1_arbitrated",
+        StxAckBesideArbitrated = "stx_ack_beside_arbitrated",
+        StxExactCapacity = "stx_exact_capacity",
+        StxMultiCollision = "stx_multi_collision",
+        StxInputArbAndSpec = "stx_input_arb_and_spec",
+        StxDisabledSrq = "stx_disabled_srq",
+        XbarDelayedArb = "xbar_delayed_arb",
+        CounterSaturated = "counter_saturated",
+        RequestDropped = "request_dropped",
+        ConfigError = "config_error",
+    }
 }
-
-/// Names of the coverage bins, in [`Bin`] order.
-pub const BINS: [&str; 25] = [
-    "match_iter_1",
-    "match_iter_2",
-    "match_iter_3",
-    "match_iter_4",
-    "match_iter_5",
-    "match_iter_6",
-    "match_iter_7",
-    "match_iter_8",
-    "full_matching",
-    "refused_grant_first_iter",
-    "gptr_wrap",
-    "grant_same_slot_request",
-    "stx_ack",
-    "stx_vs_stx_collision",
-    "stx_vs_arb_collision",
-    "stx_lost_r1_arbitrated",
-    "stx_ack_beside_arbitrated",
-    "stx_exact_capacity",
-    "stx_multi_collision",
-    "stx_input_arb_and_spec",
-    "stx_disabled_srq",
-    "xbar_delayed_arb",
-    "counter_saturated",
-    "request_dropped",
-    "config_error",
-];
 
 /// One step of the Galois LFSR.
 pub const fn lfsr_step(s: u32) -> u32 {
@@ -530,7 +501,7 @@ impl Block for Arbiter {
     }
 
     fn bins() -> &'static [&'static str] {
-        &BINS
+        BINS
     }
 
     fn sample(&self, i: &ArbiterInputs, o: &ArbiterOutputs, hits: &mut [u64]) {

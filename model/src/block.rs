@@ -130,3 +130,35 @@ pub fn check_range(field: &'static str, v: u64, lo: u64, hi: u64) -> Result<(), 
         Ok(())
     }
 }
+
+/// Declares a block's functional coverage bins once: an enum whose variants
+/// index the hit counts, and the bins' report names beside them.
+///
+/// ```
+/// model::coverage_bins! {
+///     /// Bins of an example block.
+///     pub enum Bin / BINS {
+///         Idle = "idle",
+///         Full = "queue_full",
+///     }
+/// }
+/// assert_eq!(BINS[Bin::Full as usize], "queue_full");
+/// assert_eq!(BINS.len(), 2);
+/// ```
+#[macro_export]
+macro_rules! coverage_bins {
+    (
+        $(#[$m:meta])*
+        $vis:vis enum $name:ident / $names:ident {
+            $($(#[$vm:meta])* $v:ident = $s:literal),* $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis enum $name {
+            $($(#[$vm])* #[allow(missing_docs)] $v,)*
+        }
+        /// The bins' names, in the order of their enum.
+        $vis const $names: &[&str] = &[$($s,)*];
+    };
+}

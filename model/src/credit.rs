@@ -287,79 +287,43 @@ pub fn rr_pick(n: usize, ptr: usize, f: impl Fn(usize) -> bool) -> Option<usize>
     (0..n).map(|k| (ptr + k) % n).find(|&k| f(k))
 }
 
-/// Functional coverage bins of the credit scheduler (indices into [`BINS`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Bin {
-    CreditPortLevel,
-    CreditSliceLevel,
-    SliceGrantAmongSeveral,
-    RrPortPointerWraps,
-    RrSlicePointerWraps,
-    CreditDueBufferFull,
-    CreditDueIdle,
-    CreditExactFit,
-    CreditOneByteShort,
-    AccumulatorWrap,
-    AccumulatorEveryCycle,
-    AllEgressGrant,
-    Dequeue,
-    Overdraw,
-    BalanceAtMin,
-    BalanceSaturated,
-    DeficitRepaid,
-    DequeueBlockedByBalance,
-    CreditAndDequeueSameVoq,
-    DequeueRrSkips,
-    ArrivalsCollide,
-    BufferExactlyFull,
-    OutNegative,
-    AnnounceRace,
-    EmptyAnnounceSkipsPointer,
-    CreditToEmptyVoq,
-    DepartureUnderflow,
-    OccupancySaturated,
-    OutSaturated,
-    IndexOutOfRange,
-    EgressOverflow,
-    ConfigError,
+crate::coverage_bins! {
+    /// Functional coverage bins of the credit scheduler (indices into [`BINS`]).
+    pub enum Bin / BINS {
+        CreditPortLevel = "credit_port_level",
+        CreditSliceLevel = "credit_slice_level",
+        SliceGrantAmongSeveral = "slice_grant_among_several",
+        RrPortPointerWraps = "rr_port_pointer_wraps",
+        RrSlicePointerWraps = "rr_slice_pointer_wraps",
+        CreditDueBufferFull = "credit_due_buffer_full",
+        CreditDueIdle = "credit_due_idle",
+        CreditExactFit = "credit_exact_fit",
+        CreditOneByteShort = "credit_one_byte_short",
+        AccumulatorWrap = "accumulator_wrap",
+        AccumulatorEveryCycle = "accumulator_every_cycle",
+        AllEgressGrant = "all_egress_grant",
+        Dequeue = "dequeue",
+        Overdraw = "overdraw",
+        BalanceAtMin = "balance_at_min",
+        BalanceSaturated = "balance_saturated",
+        DeficitRepaid = "deficit_repaid",
+        DequeueBlockedByBalance = "dequeue_blocked_by_balance",
+        CreditAndDequeueSameVoq = "credit_and_dequeue_same_voq",
+        DequeueRrSkips = "dequeue_rr_skips",
+        ArrivalsCollide = "arrivals_collide",
+        BufferExactlyFull = "buffer_exactly_full",
+        OutNegative = "out_negative",
+        AnnounceRace = "announce_race",
+        EmptyAnnounceSkipsPointer = "empty_announce_skips_pointer",
+        CreditToEmptyVoq = "credit_to_empty_voq",
+        DepartureUnderflow = "departure_underflow",
+        OccupancySaturated = "occupancy_saturated",
+        OutSaturated = "out_saturated",
+        IndexOutOfRange = "index_out_of_range",
+        EgressOverflow = "egress_overflow",
+        ConfigError = "config_error",
+    }
 }
-
-/// Names of the coverage bins, in [`Bin`] order.
-pub const BINS: [&str; 32] = [
-    "credit_port_level",
-    "credit_slice_level",
-    "slice_grant_among_several",
-    "rr_port_pointer_wraps",
-    "rr_slice_pointer_wraps",
-    "credit_due_buffer_full",
-    "credit_due_idle",
-    "credit_exact_fit",
-    "credit_one_byte_short",
-    "accumulator_wrap",
-    "accumulator_every_cycle",
-    "all_egress_grant",
-    "dequeue",
-    "overdraw",
-    "balance_at_min",
-    "balance_saturated",
-    "deficit_repaid",
-    "dequeue_blocked_by_balance",
-    "credit_and_dequeue_same_voq",
-    "dequeue_rr_skips",
-    "arrivals_collide",
-    "buffer_exactly_full",
-    "out_negative",
-    "announce_race",
-    "empty_announce_skips_pointer",
-    "credit_to_empty_voq",
-    "departure_underflow",
-    "occupancy_saturated",
-    "out_saturated",
-    "index_out_of_range",
-    "egress_overflow",
-    "config_error",
-];
 
 /// What happened inside the last cycle (for coverage; not state).
 #[derive(Clone, Debug, Default)]
@@ -561,7 +525,7 @@ impl Block for Credit {
     }
 
     fn bins() -> &'static [&'static str] {
-        &BINS
+        BINS
     }
 
     fn sample(&self, _i: &CreditInputs, o: &CreditOutputs, hits: &mut [u64]) {

@@ -18,6 +18,10 @@ pub mod credit;
 pub mod mmu;
 pub mod pfc;
 pub mod prim;
+pub mod prim_lfsr;
+pub mod prim_rr_arb;
+pub mod prim_sat_cnt;
+pub mod prim_timer;
 pub mod stx_analytic;
 pub mod stx_system;
 

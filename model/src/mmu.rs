@@ -214,63 +214,35 @@ impl Verdict {
     }
 }
 
-/// Functional coverage bins of the MMU (indices into [`BINS`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Bin {
-    Private,
-    Shared,
-    Headroom,
-    Drop,
-    Lossy,
-    LossyDrop,
-    Invalid,
-    Pause,
-    PauseOnDrop,
-    Resume,
-    MultiResume,
-    ResumeWithoutArrival,
-    ResumeAtXonMinus1,
-    OffAtXon,
-    ThresholdZero,
-    SharedAtThreshold,
-    HeadroomFull,
-    SameQueueArrDep,
-    SharedPoolFull,
-    LossyPoolFull,
-    DropLosslessSaturated,
-    DropLossySaturated,
-    DepartureUnderflow,
-    ConfigError,
+crate::coverage_bins! {
+    /// Functional coverage bins of the MMU (indices into [`BINS`]).
+    pub enum Bin / BINS {
+        Private = "verdict_private",
+        Shared = "verdict_shared",
+        Headroom = "verdict_headroom",
+        Drop = "verdict_drop",
+        Lossy = "verdict_lossy",
+        LossyDrop = "verdict_lossy_drop",
+        Invalid = "verdict_invalid",
+        Pause = "pause",
+        PauseOnDrop = "pause_on_drop",
+        Resume = "resume",
+        MultiResume = "resume_several_in_one_cycle",
+        ResumeWithoutArrival = "resume_without_arrival",
+        ResumeAtXonMinus1 = "resume_at_xon_minus_1",
+        OffAtXon = "off_at_exactly_xon",
+        ThresholdZero = "threshold_zero_on_arrival",
+        SharedAtThreshold = "shared_at_exact_threshold",
+        HeadroomFull = "headroom_full",
+        SameQueueArrDep = "arrival_and_departure_same_queue",
+        SharedPoolFull = "shared_pool_full",
+        LossyPoolFull = "lossy_pool_full",
+        DropLosslessSaturated = "drop_lossless_counter_saturated",
+        DropLossySaturated = "drop_lossy_counter_saturated",
+        DepartureUnderflow = "departure_underflow",
+        ConfigError = "config_error",
+    }
 }
-
-/// Names of the coverage bins, in [`Bin`] order.
-pub const BINS: [&str; 24] = [
-    "verdict_private",
-    "verdict_shared",
-    "verdict_headroom",
-    "verdict_drop",
-    "verdict_lossy",
-    "verdict_lossy_drop",
-    "verdict_invalid",
-    "pause",
-    "pause_on_drop",
-    "resume",
-    "resume_several_in_one_cycle",
-    "resume_without_arrival",
-    "resume_at_xon_minus_1",
-    "off_at_exactly_xon",
-    "threshold_zero_on_arrival",
-    "shared_at_exact_threshold",
-    "headroom_full",
-    "arrival_and_departure_same_queue",
-    "shared_pool_full",
-    "lossy_pool_full",
-    "drop_lossless_counter_saturated",
-    "drop_lossy_counter_saturated",
-    "departure_underflow",
-    "config_error",
-];
 
 /// `alpha * free` for `alpha = 2^k` encoded as a 4-bit signed `k`; -8 is 0.
 pub fn dt_threshold(free: u64, k: i4) -> u64 {
@@ -472,7 +444,7 @@ impl Block for Mmu {
     }
 
     fn bins() -> &'static [&'static str] {
-        &BINS
+        BINS
     }
 
     fn sample(&self, i: &MmuInputs, o: &MmuOutputs, hits: &mut [u64]) {

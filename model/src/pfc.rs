@@ -314,75 +314,41 @@ crate::port_group! {
     }
 }
 
-/// Functional coverage bins (indices into [`BINS`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Bin {
-    TxXoff,
-    TxResume,
-    TxRefresh,
-    TxXoffAndResume,
-    TxMultiPrio,
-    TxAllEight,
-    TxBackToBack,
-    TxStartAtMinGap,
-    TxDeferred,
-    TxRefreshAtExactPoint,
-    TxGlitchCancelled,
-    TxFramesSaturated,
-    RxPfc,
-    RxRunt,
-    RxFcs,
-    RxOther,
-    RxLong,
-    RxBadCtlOpcode,
-    RxBadCtlDa,
-    RxDaOwnUnicast,
-    RxCevUpperNonzero,
-    RxTimeZeroClears,
-    RxReplaceRunning,
-    RxDisabledUntouched,
-    RxTimerExpired,
-    RxReloadAtExpiry,
-    RxIdleInsideFrame,
-    RxOneBeatFrame,
-    RxCounterSaturated,
-    ConfigError,
+crate::coverage_bins! {
+    /// Functional coverage bins (indices into [`BINS`]).
+    pub enum Bin / BINS {
+        TxXoff = "tx_xoff",
+        TxResume = "tx_resume",
+        TxRefresh = "tx_refresh",
+        TxXoffAndResume = "tx_xoff_and_resume",
+        TxMultiPrio = "tx_multi_prio",
+        TxAllEight = "tx_all_eight",
+        TxBackToBack = "tx_back_to_back",
+        TxStartAtMinGap = "tx_start_at_min_gap",
+        TxDeferred = "tx_deferred",
+        TxRefreshAtExactPoint = "tx_refresh_at_exact_point",
+        TxGlitchCancelled = "tx_glitch_cancelled",
+        TxFramesSaturated = "tx_frames_saturated",
+        RxPfc = "rx_pfc",
+        RxRunt = "rx_runt",
+        RxFcs = "rx_fcs",
+        RxOther = "rx_other",
+        RxLong = "rx_long",
+        RxBadCtlOpcode = "rx_badctl_opcode",
+        RxBadCtlDa = "rx_badctl_da",
+        RxDaOwnUnicast = "rx_da_own_unicast",
+        RxCevUpperNonzero = "rx_cev_upper_nonzero",
+        RxTimeZeroClears = "rx_time_zero_clears",
+        RxReplaceRunning = "rx_replace_running",
+        RxDisabledUntouched = "rx_disabled_untouched",
+        RxTimerExpired = "rx_timer_expired",
+        RxReloadAtExpiry = "rx_reload_at_expiry",
+        RxIdleInsideFrame = "rx_idle_inside_frame",
+        RxOneBeatFrame = "rx_one_beat_frame",
+        RxCounterSaturated = "rx_counter_saturated",
+        ConfigError = "config_error",
+    }
 }
-
-/// Names of the coverage bins, in [`Bin`] order.
-pub const BINS: [&str; 30] = [
-    "tx_xoff",
-    "tx_resume",
-    "tx_refresh",
-    "tx_xoff_and_resume",
-    "tx_multi_prio",
-    "tx_all_eight",
-    "tx_back_to_back",
-    "tx_start_at_min_gap",
-    "tx_deferred",
-    "tx_refresh_at_exact_point",
-    "tx_glitch_cancelled",
-    "tx_frames_saturated",
-    "rx_pfc",
-    "rx_runt",
-    "rx_fcs",
-    "rx_other",
-    "rx_long",
-    "rx_badctl_opcode",
-    "rx_badctl_da",
-    "rx_da_own_unicast",
-    "rx_cev_upper_nonzero",
-    "rx_time_zero_clears",
-    "rx_replace_running",
-    "rx_disabled_untouched",
-    "rx_timer_expired",
-    "rx_reload_at_expiry",
-    "rx_idle_inside_frame",
-    "rx_one_beat_frame",
-    "rx_counter_saturated",
-    "config_error",
-];
 
 /// What one cycle did, kept for coverage sampling (not a register).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -713,7 +679,7 @@ impl Block for Pfc {
     }
 
     fn bins() -> &'static [&'static str] {
-        &BINS
+        BINS
     }
 
     fn sample(&self, _i: &PfcInputs, o: &PfcOutputs, hits: &mut [u64]) {

@@ -621,7 +621,8 @@ macro_rules! port_group {
             fn pack(&self, $p: &$params, out: &mut [u32])
                 -> Result<(), $crate::port::PackError>
             {
-                let _ = $p;
+                let _ = ($p, &out);
+                #[allow(unused_mut)]
                 let mut off = 0usize;
                 $(
                     let s = $crate::port::Shape::from($shape);
@@ -639,7 +640,9 @@ macro_rules! port_group {
             #[inline(always)]
             fn eq_words(&self, $p: &$params, words: &[u32]) -> bool {
                 let _ = $p;
+                #[allow(unused_mut)]
                 let mut off = 0usize;
+                #[allow(unused_mut)]
                 let mut eq = true;
                 $(
                     let s = $crate::port::Shape::from($shape);
@@ -653,7 +656,8 @@ macro_rules! port_group {
 
             #[inline]
             fn unpack($p: &$params, words: &[u32]) -> Self {
-                let _ = $p;
+                let _ = ($p, words);
+                #[allow(unused_mut)]
                 let mut off = 0usize;
                 $(
                     let s = $crate::port::Shape::from($shape);

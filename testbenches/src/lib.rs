@@ -20,6 +20,7 @@ pub mod arbiter;
 pub mod credit;
 pub mod mmu;
 pub mod pfc;
+pub mod prim;
 
 #[cfg(test)]
 mod gen_check;

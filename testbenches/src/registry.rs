@@ -20,6 +20,11 @@ pub fn each<V: Visit>(v: &mut V) {
     v.visit::<model::pfc::Pfc>();
     v.visit::<model::credit::Credit>();
     v.visit::<model::arbiter::Arbiter>();
+    // The RTL primitives, co-simulated as blocks of their own.
+    v.visit::<model::prim_lfsr::PrimLfsr>();
+    v.visit::<model::prim_timer::PrimTimer>();
+    v.visit::<model::prim_sat_cnt::PrimSatCnt>();
+    v.visit::<model::prim_rr_arb::PrimRrArb>();
 }
 
 /// The blocks' names, in the order `all` runs them.

@@ -1,0 +1,105 @@
+//! How `rtl/<block>.v` becomes a simulator: which files, which Verilator
+//! flags. One module for every place that runs Verilator on a block (the
+//! build script through `#[path]`, `switchsim lint`, the golden vectors,
+//! synthesis and the mutation campaign), so their sources and flags cannot
+//! drift apart. Standard library only (the build script includes it).
+
+use std::path::{Path, PathBuf};
+
+/// The RTL files of block `block`: `rtl/<block>.v` first, then every
+/// shared primitive `rtl/prim_*.v` in name order (a primitive co-simulated
+/// as a block of its own is listed once).
+pub fn rtl_files(rtl_dir: &Path, block: &str) -> std::io::Result<Vec<PathBuf>> {
+    let top = rtl_dir.join(format!("{block}.v"));
+    let mut prims: Vec<PathBuf> = std::fs::read_dir(rtl_dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("prim_") && n.ends_with(".v"))
+                && *p != top
+        })
+        .collect();
+    prims.sort();
+    let mut v = vec![top];
+    v.extend(prims);
+    Ok(v)
+}
+
+/// What Verilator is run for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// The co-simulation library: assertions, traces, X as unique random
+    /// values, optimised, every warning fatal.
+    Cosim,
+    /// A mutant of the mutation campaign: the same semantics as
+    /// [`Purpose::Cosim`] (assertions, X handling), but a mutant's lint
+    /// warnings are not errors, and a lighter optimisation (it runs once).
+    Mutant,
+    /// `verilator --lint-only -Wall`.
+    Lint,
+}
+
+/// The Verilator command line (without the program name) for `block` of
+/// the given `generics`, on `files`; `prefix` and `mdir` name the C++
+/// model and its folder (unused for [`Purpose::Lint`]).
+pub fn verilator_args(
+    purpose: Purpose,
+    block: &str,
+    generics: &[(&str, u64)],
+    files: &[PathBuf],
+    prefix: &str,
+    mdir: &Path,
+) -> Vec<String> {
+    let mut a: Vec<String> = Vec::new();
+    let s = |a: &mut Vec<String>, xs: &[&str]| a.extend(xs.iter().map(|x| x.to_string()));
+    match purpose {
+        Purpose::Lint => s(&mut a, &["--lint-only", "-Wall"]),
+        Purpose::Cosim | Purpose::Mutant => {
+            s(&mut a, &["--cc", "--trace", "--assert"]);
+            s(&mut a, &["--x-assign", "unique", "--x-initial", "unique"]);
+            if purpose == Purpose::Cosim {
+                s(&mut a, &["-O3", "--output-split", "20000"]);
+            } else {
+                s(&mut a, &["-Wno-fatal", "-Wno-lint", "-Wno-style"]);
+            }
+            a.extend(["--prefix".into(), prefix.into()]);
+            a.extend(["--Mdir".into(), mdir.display().to_string()]);
+        }
+    }
+    a.extend(["--top-module".into(), block.into()]);
+    for (k, v) in generics {
+        a.push(format!("-G{k}={v}"));
+    }
+    a.extend(files.iter().map(|f| f.display().to_string()));
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_primitive_block_is_listed_once_and_first() {
+        let rtl = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl");
+        let f = rtl_files(&rtl, "prim_timer").unwrap();
+        assert_eq!(f[0], rtl.join("prim_timer.v"));
+        assert_eq!(f.iter().filter(|p| p.ends_with("prim_timer.v")).count(), 1);
+        let g = rtl_files(&rtl, "mmu").unwrap();
+        assert_eq!(g[0], rtl.join("mmu.v"));
+        assert!(g.iter().any(|p| p.ends_with("prim_timer.v")));
+    }
+
+    #[test]
+    fn cosim_and_mutant_share_the_semantic_flags() {
+        let f = [PathBuf::from("x.v")];
+        let c = verilator_args(Purpose::Cosim, "x", &[("N", 4)], &f, "Vx", Path::new("m"));
+        let m = verilator_args(Purpose::Mutant, "x", &[("N", 4)], &f, "Vx", Path::new("m"));
+        for flag in ["--assert", "unique", "--trace", "-GN=4", "x.v"] {
+            assert!(
+                c.iter().any(|a| a == flag) && m.iter().any(|a| a == flag),
+                "{flag}"
+            );
+        }
+    }
+}
