@@ -129,12 +129,6 @@ module arbiter #(
     end
   endfunction
 
-  function automatic [31:0] lfsr_step(input [31:0] s);
-    begin
-      lfsr_step = (s >> 1) ^ (s[0] ? TAPS : 32'd0);
-    end
-  endfunction
-
   // (j * 16'h9E37) mod 2^16: spreads the output index over the random bits.
   function automatic [15:0] out_hash(input [15:0] j);
     begin
@@ -157,7 +151,7 @@ module arbiter #(
   reg [N*N-1:0]    nz_q, nz_d;          // row i bit j: cnt of VOQ (i, j) != 0
   reg [N*IW-1:0]   gptr_q, gptr_d;
   reg [N*IW-1:0]   aptr_q, aptr_d;
-  reg [31:0]       lfsr_q, lfsr_d;
+  wire [31:0]      lfsr_q;              // prim_lfsr below
   reg [DL*N*EW-1:0] dl_q;               // DL entries of N x (valid, input)
   reg [N*EW-1:0]   dl_wdata;
   reg [6:0]        wp_q, wp_d;
@@ -167,7 +161,6 @@ module arbiter #(
       cnt_q  <= {N*N{{CW{1'b0}}}};
       gptr_q <= {N*IW{1'b0}};
       aptr_q <= {N*IW{1'b0}};
-      lfsr_q <= SEED;
       wp_q   <= 7'd0;
       nz_q   <= {N{{N{1'b0}}}};
       dl_q   <= {DL{{N*EW{1'b0}}}};
@@ -175,7 +168,6 @@ module arbiter #(
       cnt_q  <= cnt_d;
       gptr_q <= gptr_d;
       aptr_q <= aptr_d;
-      lfsr_q <= lfsr_d;
       wp_q   <= wp_d;
       nz_q   <= nz_d;
       dl_q[wp_q*N*EW +: N*EW] <= dl_wdata;
@@ -206,7 +198,7 @@ module arbiter #(
   reg [IW-1:0]   rj, gj, so;
   reg [CW-1:0]   v;
   reg [6:0]      rd_idx;
-  integer i, j, k, s;
+  integer i, j, k;
   wire    unused_prod = ^prod[15:0];   // m = (r * k) >> 16 uses the high bits
 
   // In-place transpose of `tr` (butterfly over log2(N) stages).
@@ -377,11 +369,20 @@ module arbiter #(
       xb_mask_o[j*N +: N] = (srq[j] & win)
                           | ({{(N-1){1'b0}}, arb_e[j*EW + IW]} << arb_e[j*EW +: IW]);
     end
-
-    // 7. LFSR: 16 steps per slot.
-    lfsr_d = lfsr_q;
-    for (s = 0; s < 16; s = s + 1) lfsr_d = lfsr_step(lfsr_d);
   end
+
+  // 7. LFSR: 16 steps per slot.
+  prim_lfsr #(
+    .W     (32),
+    .TAPS  (TAPS),
+    .SEED  (SEED),
+    .STEPS (16)
+  ) u_lfsr (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .en_i    (1'b1),
+    .state_o (lfsr_q)
+  );
 
   // ---------------------------------------------------------------------------
   // Assertions (the spec's invariants), for simulation only

@@ -278,19 +278,10 @@ crate::coverage_bins! {
     }
 }
 
-/// One step of the Galois LFSR.
-pub const fn lfsr_step(s: u32) -> u32 {
-    (s >> 1) ^ if s & 1 != 0 { LFSR_TAPS } else { 0 }
-}
-
-/// The LFSR after one slot ([`LFSR_STEPS`] steps).
-pub const fn lfsr_slot(mut s: u32) -> u32 {
-    let mut k = 0;
-    while k < LFSR_STEPS {
-        s = lfsr_step(s);
-        k += 1;
-    }
-    s
+/// The LFSR after one slot ([`LFSR_STEPS`] steps): `prim_lfsr` in the RTL,
+/// [`crate::prim::Lfsr`] here.
+pub const fn lfsr_slot(s: u32) -> u32 {
+    crate::prim::Lfsr::new(s as u64, LFSR_TAPS as u64, LFSR_STEPS).peek_next() as u32
 }
 
 /// The 16 random bits output `j` uses in a slot whose LFSR is `lfsr`.
