@@ -14,6 +14,7 @@
 //!   to MMU and credit configurations.
 
 pub mod bench;
+pub mod cmd;
 pub mod config;
 pub mod fuzz;
 pub mod golden;

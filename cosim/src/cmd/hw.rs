@@ -1,0 +1,554 @@
+//! `lint`, `bench`, `synth`, `mutate`: the RTL toolchain commands.
+
+use super::*;
+use anyhow::{bail, Context, Result};
+use model::{Block, Params};
+use std::path::{Path, PathBuf};
+use testbenches::Bench;
+
+pub fn lint_block<B: Block>(rtl: &Path, failed: &mut usize) -> Result<u8> {
+    let files = crate::toolchain::rtl_files(rtl, B::NAME)
+        .with_context(|| format!("cannot read {}", rtl.display()))?;
+    for v in B::variants() {
+        let mut cmd = std::process::Command::new("verilator");
+        cmd.args(crate::toolchain::verilator_args(
+            crate::toolchain::Purpose::Lint,
+            B::NAME,
+            &v.verilog(),
+            &files,
+            "",
+            Path::new(""),
+        ));
+        let o = cmd
+            .output()
+            .context("cannot run verilator (install it with `make deps`)")?;
+        if o.status.success() && o.stderr.is_empty() {
+            println!("lint clean  {} {}", B::NAME, v.label());
+        } else {
+            *failed += 1;
+            println!("lint FAILED {} {}", B::NAME, v.label());
+            print!("{}", String::from_utf8_lossy(&o.stderr));
+        }
+    }
+    Ok(0)
+}
+
+pub fn bench_block<B: Bench>(
+    seconds: f64,
+    repeat: usize,
+    streamed_only: bool,
+    rows: &mut Vec<crate::bench::Row>,
+    rss: &mut Vec<(String, String, Option<u64>)>,
+    streamed: &mut Vec<crate::streambench::StreamRow>,
+) -> Result<u8> {
+    let tmp = std::env::temp_dir().join(format!("switchsim-bench-{}", std::process::id()));
+    for p in B::variants() {
+        // Calibrate: cycles for about `seconds` of lockstep.
+        let probe = crate::bench::measure::<B>(&p, 2000, 10, 1, &tmp)?;
+        let cycles = ((probe.lockstep * seconds) as usize).clamp(5_000, 2_000_000);
+        if streamed_only {
+            let n = ((probe.lockstep * 5.0) as u64).clamp(20_000, 1_000_000);
+            let exe = std::env::current_exe()?;
+            streamed.push(crate::streambench::measure::<B>(&p, n, repeat, &exe, &tmp)?);
+            continue;
+        }
+        let r = crate::bench::measure::<B>(
+            &p,
+            cycles,
+            (cycles / 10).clamp(1000, 20_000),
+            repeat,
+            &tmp,
+        )?;
+        eprintln!(
+            "{} {}: model {} RTL {} C++ {} lockstep {} (ideal {}) traced {} cycles/s",
+            r.block,
+            r.variant,
+            crate::bench::rate(r.model),
+            crate::bench::rate(r.rtl),
+            crate::bench::rate(r.cxx),
+            crate::bench::rate(r.lockstep),
+            crate::bench::rate(r.ideal()),
+            crate::bench::rate(r.traced)
+        );
+        // Peak RSS of a co-simulation of this variant, in a fresh process.
+        let o = std::process::Command::new(std::env::current_exe()?)
+            .args(["run", B::NAME, "--variant", &p.label(), "--cycles", "20000"])
+            .arg("--out")
+            .arg(&tmp)
+            .env("SWITCHSIM_PEAK_RSS", "1")
+            .output()?;
+        let kib = String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .find_map(|l| l.strip_prefix("peak_rss_kib "))
+            .and_then(|v| v.trim().parse().ok());
+        rss.push((B::NAME.to_string(), p.label(), kib));
+        // Streamed stimulus: 10^6 cycles, or about 5 s of lockstep where
+        // that is fewer (the large arbiters).
+        let n = ((r.lockstep * 5.0) as u64).clamp(20_000, 1_000_000);
+        let exe = std::env::current_exe()?;
+        let sr = crate::streambench::measure::<B>(&p, n, repeat.min(2), &exe, &tmp)?;
+        eprintln!(
+            "{} {} streamed: gen {} model {} e2e {} (loop {}) 2 threads {}",
+            sr.block,
+            sr.variant,
+            crate::bench::rate(sr.gen),
+            crate::bench::rate(sr.model),
+            crate::bench::rate(sr.e2e1),
+            crate::bench::rate(sr.loop1),
+            crate::bench::rate(sr.loop2)
+        );
+        streamed.push(sr);
+        rows.push(r);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(0)
+}
+
+pub fn synth_block<B: Block>(rows: &mut Vec<String>) -> Result<u8> {
+    let p = &B::variants()[0];
+    let files = crate::golden::rtl_files(&crate::golden::default_rtl_dir(), B::NAME)?;
+    let stat = std::env::temp_dir().join(format!(
+        "switchsim-synth-{}-{}.txt",
+        B::NAME,
+        std::process::id()
+    ));
+    let chparams: String = p
+        .verilog()
+        .iter()
+        .map(|(k, v)| format!(" -chparam {k} {v}"))
+        .collect();
+    let reads: String = files
+        .iter()
+        .map(|f| format!("read_verilog -sv {}; ", f.display()))
+        .collect();
+    let script = format!(
+        "{reads}hierarchy -check -top {b}{chparams}; proc; check -assert; \
+         select -assert-none t:$dlatch t:$adlatch t:$dlatchsr; \
+         synth -top {b}; check -assert; select -assert-none t:$_DLATCH*; \
+         tee -q -o {stat} stat",
+        b = B::NAME,
+        stat = stat.display()
+    );
+    let t0 = std::time::Instant::now();
+    let o = std::process::Command::new("yosys")
+        .args(["-q", "-p", &script])
+        .output()
+        .context("cannot run yosys (install it with `make deps`: apt-get install -y yosys)")?;
+    if !o.status.success() {
+        bail!(
+            "yosys failed on {} {}:\n{}{}",
+            B::NAME,
+            p.label(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let text = std::fs::read_to_string(&stat)?;
+    let _ = std::fs::remove_file(&stat);
+    let count = |pat: &str| -> u64 {
+        text.lines()
+            .filter(|l| l.trim_start().starts_with(pat))
+            .filter_map(|l| l.split_whitespace().last()?.parse::<u64>().ok())
+            .sum()
+    };
+    let cells = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Number of cells:"))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    // `$_DFF*` includes `$_DFFE*`, `$_SDFF*` includes `$_SDFFE*`.
+    let flops = count("$_DFF") + count("$_SDFF") + count("$_ALDFF");
+    let muxes = count("$_MUX_");
+    let row = format!(
+        "| {} | {} | {} | {} | {} | {:.0} |",
+        B::NAME,
+        p.label(),
+        cells,
+        flops,
+        muxes,
+        t0.elapsed().as_secs_f64()
+    );
+    println!("{row}");
+    rows.push(row);
+    Ok(0)
+}
+
+/// The rows and survivor sections of this campaign (`md`), merged with
+/// those of the blocks it did not run from the generated section of `path`,
+/// so that `mutate <block> --write` updates one block's figures only.
+pub fn merge_mutation_report(path: &Path, md: &(String, String)) -> (String, String) {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let row_of = |text: &str, b: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("| {b} |")))
+            .map(|l| format!("{l}\n"))
+    };
+    let section_of = |text: &str, b: &str| {
+        let head = format!("\n### {b}\n");
+        let at = text.find(&head)?;
+        let rest = &text[at + head.len()..];
+        let end = [rest.find("\n### "), rest.find("\n<!--")]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(rest.len());
+        Some(format!("{head}{}", rest[..end].trim_end_matches('\n')) + "\n")
+    };
+    let (mut rows, mut dets) = (String::new(), String::new());
+    for b in testbenches::registry::names() {
+        let (r, d) = match row_of(&md.0, b) {
+            Some(r) => (Some(r), section_of(&md.1, b)),
+            None => (row_of(&old, b), section_of(&old, b)),
+        };
+        rows.push_str(&r.unwrap_or_default());
+        dets.push_str(&d.unwrap_or_default());
+    }
+    (rows, dets)
+}
+
+/// Mutants known to be equivalent (`docs/mutation-equivalent.txt`:
+/// `<block> <line>:<col>:<op> <reason>` per line).
+pub fn known_equivalent() -> Vec<(String, String, String)> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/mutation-equivalent.txt");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut it = l.splitn(3, ' ');
+            Some((
+                it.next()?.to_string(),
+                it.next()?.to_string(),
+                it.next().unwrap_or("").to_string(),
+            ))
+        })
+        .collect()
+}
+
+pub fn mutate_block<B: Bench>(
+    cases: usize,
+    jobs: usize,
+    limit: Option<usize>,
+    only: &[String],
+    list: bool,
+    md: &mut (String, String),
+) -> Result<u8>
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    use crate::mutate::Fate;
+    use std::fmt::Write as _;
+    let src =
+        std::fs::read_to_string(crate::golden::default_rtl_dir().join(format!("{}.v", B::NAME)))?;
+    if list {
+        for m in crate::mutate::mutants(&src) {
+            println!("{} {:<16} {}", B::NAME, m.id, m.after.trim());
+        }
+        return Ok(0);
+    }
+    // A re-check (--only) gets its own scratch, so it can run beside a campaign.
+    let scratch = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/mutate")
+        .join(if only.is_empty() {
+            B::NAME.to_string()
+        } else {
+            format!("{}-only", B::NAME)
+        });
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let c = crate::mutate::campaign::<B>(cases, jobs, limit, only, &scratch, |_, total, m, f| {
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let what = match f {
+            Fate::Killed(_) => "killed".to_string(),
+            Fate::Survived => "SURVIVED".to_string(),
+            Fate::Stillborn(_) => "stillborn".to_string(),
+        };
+        eprintln!("[{}] {n}/{total} {:<16} {what}", B::NAME, m.id);
+    })?;
+    let equiv = known_equivalent();
+    let is_equiv = |id: &str| {
+        equiv
+            .iter()
+            .find(|(b, i, _)| b == B::NAME && i == id)
+            .map(|(_, _, r)| r.clone())
+    };
+    let killed = c
+        .results
+        .iter()
+        .filter(|(_, f)| matches!(f, Fate::Killed(_)))
+        .count();
+    let still = c
+        .results
+        .iter()
+        .filter(|(_, f)| matches!(f, Fate::Stillborn(_)))
+        .count();
+    let survivors: Vec<&(crate::mutate::Mutant, Fate)> = c
+        .results
+        .iter()
+        .filter(|(_, f)| *f == Fate::Survived)
+        .collect();
+    let eq = survivors
+        .iter()
+        .filter(|(m, _)| is_equiv(&m.id).is_some())
+        .count();
+    let valid = c.results.len() - still;
+    let nonequiv = valid - eq;
+    let rate = 100.0 * killed as f64 / nonequiv.max(1) as f64;
+    let line = format!(
+        "| {} | {} | {} | {} | {} | {} | {} | {:.1}% | {:.0} |",
+        B::NAME,
+        c.results.len(),
+        still,
+        valid,
+        eq,
+        killed,
+        survivors.len() - eq,
+        rate,
+        c.secs
+    );
+    println!("{line}");
+    writeln!(md.0, "{line}").unwrap();
+    let mut detail = String::new();
+    for (m, _) in &survivors {
+        let why =
+            is_equiv(&m.id).map_or("**not killed**".to_string(), |r| format!("equivalent: {r}"));
+        writeln!(
+            detail,
+            "- `{}` line {} ({}): `{}` -> `{}` — {}",
+            B::NAME,
+            m.line,
+            m.op,
+            m.before.trim(),
+            m.after.trim(),
+            why
+        )
+        .unwrap();
+    }
+    if limit.is_none() && only.is_empty() {
+        // An entry of the equivalence list must name a surviving mutant:
+        // one that no longer exists (the RTL moved) or that was killed
+        // (then it was not equivalent) is reported, not silently counted.
+        for (_, id, _) in equiv.iter().filter(|(b, _, _)| b == B::NAME) {
+            match c.results.iter().find(|(m, _)| &m.id == id) {
+                None => writeln!(
+                    detail,
+                    "- `{}` {id}: **stale entry** in docs/mutation-equivalent.txt (no such mutant)",
+                    B::NAME
+                )
+                .unwrap(),
+                Some((_, Fate::Killed(_))) => writeln!(
+                    detail,
+                    "- `{}` {id}: **listed as equivalent but killed** (remove it from docs/mutation-equivalent.txt)",
+                    B::NAME
+                )
+                .unwrap(),
+                _ => {}
+            }
+        }
+    }
+    println!("{detail}");
+    md.1.push_str(&format!(
+        "\n### {}\n\n{}",
+        B::NAME,
+        if detail.is_empty() { "none\n" } else { &detail }
+    ));
+    Ok(u8::from(rate < 95.0))
+}
+
+pub fn blocks_of(name: &str) -> Result<Vec<&str>> {
+    if name == "all" {
+        Ok(testbenches::registry::names())
+    } else if testbenches::registry::names().contains(&name) {
+        Ok(vec![name])
+    } else {
+        bail!(
+            "unknown block `{name}` (known: {}, all)",
+            testbenches::registry::names().join(", ")
+        )
+    }
+}
+
+/// `switchsim lint`.
+#[allow(clippy::too_many_arguments)]
+pub fn lint_all(rtl: PathBuf) -> Result<u8> {
+    let mut failed = 0;
+    for b in testbenches::registry::names() {
+        for_block(
+            b,
+            &mut LintC {
+                rtl: &rtl,
+                failed: &mut failed,
+            },
+        )?;
+    }
+    Ok(u8::from(failed > 0))
+}
+
+/// `switchsim bench`.
+#[allow(clippy::too_many_arguments)]
+pub fn bench_blocks(
+    blocks: Vec<String>,
+    seconds: f64,
+    repeat: usize,
+    write: Option<PathBuf>,
+    streamed_only: bool,
+) -> Result<u8> {
+    let names = names_or_all(blocks);
+    let mut rows = Vec::new();
+    let mut rss = Vec::new();
+    let mut streamed = Vec::new();
+    let mut fuzz_rows = Vec::new();
+    for b in &names {
+        for_block(
+            b,
+            &mut BenchC {
+                seconds,
+                repeat,
+                streamed_only,
+                rows: &mut rows,
+                rss: &mut rss,
+                streamed: &mut streamed,
+            },
+        )?;
+        let tmp = std::env::temp_dir().join(format!("switchsim-fuzz-{}", std::process::id()));
+        let exe = std::env::current_exe()?;
+        // About 3 s of cases at one job (2000 cycles each): a short
+        // campaign measures the per-case start-up, not the scaling.
+        let rate = streamed
+            .iter()
+            .find(|r| r.block == b.as_str())
+            .map_or(100_000.0, |r| r.e2e1);
+        let cases = ((rate * 3.0 / 2000.0) as u64).clamp(100, 2000);
+        let j1 = crate::streambench::fuzz_rate(&exe, b, cases, 1, &tmp)?;
+        let j2 = crate::streambench::fuzz_rate(&exe, b, cases, 2, &tmp)?;
+        eprintln!("{b} fuzz: jobs 1 {j1:.0}, jobs 2 {j2:.0} cycles/s");
+        fuzz_rows.push((b.clone(), cases, j1, j2));
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    let md = crate::bench::markdown(&rows, &rss);
+    let md2 = crate::streambench::markdown(&streamed, &fuzz_rows);
+    if !streamed_only {
+        println!("{md}");
+    }
+    print!("{md2}");
+    if let Some(path) = write {
+        if !streamed_only {
+            crate::bench::update_file(&path, &md)?;
+        }
+        crate::bench::update_section(&path, "streamed", &md2)?;
+        println!("updated {}", path.display());
+    }
+    Ok(0)
+}
+
+/// `switchsim soak`.
+#[allow(clippy::too_many_arguments)]
+pub fn soak_blocks(blocks: Vec<String>, cycles: u64, write: Option<PathBuf>) -> Result<u8> {
+    let names = names_or_all(blocks);
+    let exe = std::env::current_exe()?;
+    let tmp = PathBuf::from("out/soak");
+    let mut runs = Vec::new();
+    for b in &names {
+        eprintln!("soak: {b}, {cycles} cycles ...");
+        let r = crate::streambench::soak(&exe, b, cycles, &tmp)?;
+        eprintln!(
+            "  {} in {:.1} s, peak RSS {}",
+            if r.passed { "PASS" } else { "FAIL" },
+            r.secs,
+            r.rss_kib
+                .map_or("?".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+        );
+        if !r.passed {
+            println!("{}", r.what);
+        }
+        runs.push(r);
+    }
+    let md = crate::streambench::soak_markdown(&runs);
+    print!("{md}");
+    if let Some(path) = write {
+        crate::bench::update_section(&path, "soak", &md)?;
+        println!("updated {}", path.display());
+    }
+    Ok(u8::from(runs.iter().any(|r| !r.passed)))
+}
+
+/// `switchsim synth`.
+#[allow(clippy::too_many_arguments)]
+pub fn synth_blocks(blocks: Vec<String>, write: Option<PathBuf>) -> Result<u8> {
+    let names = names_or_all(blocks);
+    println!(
+        "| block | variant | cells | flip-flops | muxes | yosys s |\n|---|---|---:|---:|---:|---:|"
+    );
+    let mut rows = Vec::new();
+    for b in &names {
+        for_block(b, &mut SynthC(&mut rows))?;
+    }
+    if let Some(path) = write {
+        // Blocks not synthesised in this run keep their row.
+        let old = std::fs::read_to_string(&path).unwrap_or_default();
+        let merged: Vec<String> = testbenches::registry::names()
+            .iter()
+            .filter_map(|b| {
+                let head = format!("| {b} |");
+                rows.iter()
+                    .find(|r| r.starts_with(&head))
+                    .cloned()
+                    .or_else(|| old.lines().find(|l| l.starts_with(&head)).map(String::from))
+            })
+            .collect();
+        let md = format!(
+            "Generated by `make synth` (Yosys generic `synth`, default variant of each \
+             block; the run fails on a latch or a multiple driver).\n\n\
+             | block | variant | cells | flip-flops | muxes | yosys s |\n\
+             |---|---|---:|---:|---:|---:|\n{}\n",
+            merged.join("\n")
+        );
+        crate::bench::update_file(&path, &md)?;
+        println!("updated {}", path.display());
+    }
+    Ok(0)
+}
+
+/// `switchsim mutate`.
+#[allow(clippy::too_many_arguments)]
+pub fn mutate_blocks(
+    blocks: Vec<String>,
+    cases: usize,
+    jobs: usize,
+    limit: Option<usize>,
+    only: Vec<String>,
+    list: bool,
+    write: Option<PathBuf>,
+) -> Result<u8> {
+    let names = names_or_all(blocks);
+    let mut md = (String::new(), String::new());
+    let mut worst = 0;
+    println!("| block | mutants | stillborn | valid | equivalent | killed | survived | kill rate | seconds |");
+    for b in &names {
+        worst = worst.max(for_block(
+            b,
+            &mut MutateC {
+                cases,
+                jobs,
+                limit,
+                only: &only,
+                list,
+                md: &mut md,
+            },
+        )?);
+    }
+    if let (Some(path), false) = (write, list) {
+        let (rows, dets) = merge_mutation_report(&path, &md);
+        let out = format!(
+            "Generated by `make mutate`: {cases} random cases of the default test budget plus the directed \
+             scenarios per mutant, on each block's default variant.\n\n\
+             | block | mutants | stillborn | valid | equivalent | killed | survived | kill rate | seconds |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|\n{rows}\n## Survivors\n{dets}\n"
+        );
+        crate::bench::update_file(&path, &out)?;
+        println!("updated {}", path.display());
+    }
+    Ok(worst)
+}

@@ -1,0 +1,512 @@
+//! `run`, `fuzz`, `replay`, `trace`, `config`, `size`, `list`.
+
+use super::*;
+use crate::fuzz::{self, FuzzOptions};
+use crate::lockstep::{self, Options, Outcome, WaveFiles, Waves};
+use anyhow::{anyhow, bail, Context, Result};
+use model::stim::Stimulus;
+use model::{Block, Params};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use testbenches::Bench;
+
+/// The configuration as one `config name=value ...` line.
+pub fn config_line<B: Block>(p: &B::Params, c: &B::Config) -> String {
+    let l = <B::Config as model::PortGroup>::layout(p);
+    let w = model::PortGroup::to_words(c, p).expect("checked configuration fits");
+    let parts: Vec<String> = l
+        .ports
+        .iter()
+        .enumerate()
+        .map(|(k, d)| {
+            format!(
+                "{}={}",
+                crate::config::short(d.name),
+                model::port::format_plain(d.shape, l.slice(&w, k))
+            )
+        })
+        .collect();
+    format!("config {}", parts.join(" "))
+}
+
+pub struct RunArgs<'a> {
+    pub variant: Option<&'a str>,
+    pub config: Option<&'a Path>,
+    pub random_config: bool,
+    pub seed: u64,
+    pub cycles: u64,
+    pub out: &'a Path,
+    pub vcd_cycles: u64,
+    pub json: bool,
+    pub threads: Option<usize>,
+    pub fault: Option<lockstep::Fault>,
+}
+
+pub fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
+    // End to end: from process start for the first block of the process,
+    // from the start of this block's run for the next ones of `run all`.
+    static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+    let t_block = std::time::Instant::now();
+    let first = FIRST.swap(false, std::sync::atomic::Ordering::SeqCst);
+    let (p, cfg) = match a.config {
+        Some(path) => {
+            let (p, c) = crate::config::load::<B>(path)?;
+            if let Some(v) = a.variant {
+                if v != p.label() {
+                    bail!(
+                        "--variant {v} disagrees with variant = \"{}\" in {}",
+                        p.label(),
+                        path.display()
+                    );
+                }
+            }
+            (p, c)
+        }
+        None => {
+            let p = variant_of::<B>(a.variant)?;
+            let c = if a.random_config {
+                testbenches::random_config::<B>(&p, a.seed, false)
+            } else {
+                B::default_config(&p)
+            };
+            (p, c)
+        }
+    };
+    B::check(&p, &cfg)?;
+    let stim = testbenches::run_of::<B>(&p, a.seed, a.cycles, Some(&cfg));
+    let what = format!("{} {} seed {}", B::NAME, p.label(), a.seed);
+    let threads = a
+        .threads
+        .unwrap_or(if a.cycles >= 1_000_000 && cores() >= 2 {
+            2
+        } else {
+            1
+        });
+    let tty = std::io::stderr().is_terminal() && !a.json;
+    let o = Options {
+        threads,
+        progress: tty.then_some(run_progress as lockstep::ProgressFn),
+        fault: a.fault.clone(),
+        ..opts(a.out, Waves::OnMismatch)
+    };
+    let outcome = lockstep::run(&stim, &o)?;
+    if tty && a.cycles >= 1 << 16 {
+        eprint!("\r{:78}\r", "");
+    }
+    let mut waves = None;
+    let mut not_written = Vec::new();
+    if matches!(outcome, Outcome::Pass(_)) && a.vcd_cycles > 0 {
+        // The first N cycles of a seed are the same for any length.
+        let head = testbenches::run_of::<B>(&p, a.seed, a.vcd_cycles.min(a.cycles), Some(&cfg));
+        if let Outcome::Pass(s) = lockstep::run(&head, &opts(a.out, Waves::Always))? {
+            waves = s.waves;
+            not_written.extend(s.write_errors);
+        }
+    }
+    // Next to the waveforms when there are some (the same time axis; the
+    // pcap holds the whole run), else in the run's own folder.
+    let frames_dir = waves
+        .as_ref()
+        .and_then(|w: &WaveFiles| w.merged.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| lockstep::run_dir(&stim, a.out));
+    let frames = match write_frames(&stim, &frames_dir) {
+        Ok(f) => f,
+        Err(e) => {
+            not_written.push(format!("{e:#}"));
+            None
+        }
+    };
+    // Start to here: generation, lockstep, waveforms and frames.
+    let secs = if first {
+        since_start()
+    } else {
+        t_block.elapsed().as_secs_f64()
+    };
+    let end_to_end = stim.len() as f64 / secs.max(1e-9);
+    let path = |p: Option<&Path>| p.map(|p| p.display().to_string());
+    if a.json {
+        let (secs, rate, coverage) = match &outcome {
+            Outcome::Pass(s) => (s.secs, s.rate(), Some(&s.coverage)),
+            Outcome::Mismatch(_) => (0.0, 0.0, None),
+        };
+        let body = serde_json::json!({
+            "block": B::NAME,
+            "variant": p.label(),
+            "seed": a.seed,
+            "cycles": a.cycles,
+            "seconds": (secs * 1000.0).round() / 1000.0,
+            "cycles_per_second": rate.round(),
+            "end_to_end_cycles_per_second": end_to_end.round(),
+            "threads": threads,
+            "passed": outcome.mismatch().is_none(),
+            "coverage": coverage.map(fuzz::coverage_json),
+            "holes": coverage.map(|c| c.holes()),
+            "merged_vcd": path(waves.as_ref().map(|w: &WaveFiles| w.merged.as_path())),
+            "pcap": path(frames.as_ref().map(|f| f.0.as_path())),
+            "mismatch": outcome.mismatch().map(fuzz::mismatch_json),
+            "not_written": not_written,
+            "peak_rss_kib": crate::bench::peak_rss_kib(),
+        });
+        println!("{body}");
+        return Ok(u8::from(outcome.mismatch().is_some()));
+    }
+    println!("{}", config_line::<B>(&p, &stim.config));
+    let code = report(&outcome, &what);
+    if let Outcome::Pass(_) = &outcome {
+        println!(
+            "rates: lockstep loop {:.0} cycles/s, end to end {end_to_end:.0} cycles/s \
+             (start to end: generation, waveforms and frames included; {threads} thread{})",
+            match &outcome {
+                Outcome::Pass(s) => s.rate(),
+                _ => 0.0,
+            },
+            if threads == 1 { "" } else { "s" }
+        );
+    }
+    if let Some(w) = waves {
+        println!(
+            "waveforms of the first {} cycles:",
+            a.vcd_cycles.min(a.cycles)
+        );
+        print_waves(&w);
+    }
+    print_frames(&frames);
+    for e in &not_written {
+        println!("not written: {e}");
+    }
+    Ok(code)
+}
+
+/// Writes the frames block `B` transmits on `stim` (golden model) to
+/// `dir/frames.pcap`, stamped in nanoseconds like the waveforms (one cycle
+/// per ns, the power-on reset cycles included); `None` for a block without
+/// frames.
+pub fn write_frames<B: Bench>(stim: &Stimulus<B>, dir: &Path) -> Result<Option<(PathBuf, usize)>> {
+    let path = dir.join("frames.pcap");
+    let mut pcap: Option<testbenches::pcap::PcapWriter<std::io::BufWriter<std::fs::File>>> = None;
+    let mut err: Option<std::io::Error> = None;
+    let sends = B::frames(stim, &mut |cycle, bytes| {
+        if err.is_some() {
+            return;
+        }
+        let r = (|| {
+            if pcap.is_none() {
+                std::fs::create_dir_all(dir)?;
+                let f = std::fs::File::create(&path)?;
+                pcap = Some(testbenches::pcap::PcapWriter::new(
+                    std::io::BufWriter::new(f),
+                )?);
+            }
+            let w = pcap.as_mut().expect("just opened");
+            w.frame(cycle + lockstep::POWER_ON_RESET, bytes)
+        })();
+        if let Err(e) = r {
+            err = Some(e);
+        }
+    })
+    .map_err(|e| anyhow!(e))?;
+    if let Some(e) = err {
+        bail!("{}: {e}", path.display());
+    }
+    if !sends {
+        return Ok(None);
+    }
+    let n = match pcap {
+        Some(w) => {
+            let n = w.frames();
+            w.finish()
+                .with_context(|| format!("writing {}", path.display()))?;
+            n
+        }
+        None => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            std::fs::write(&path, testbenches::pcap::to_vec(&[]))
+                .with_context(|| format!("writing {}", path.display()))?;
+            0
+        }
+    };
+    Ok(Some((path, n as usize)))
+}
+
+pub fn print_frames(f: &Option<(PathBuf, usize)>) {
+    if let Some((path, n)) = f {
+        println!(
+            "frames: {n} transmitted -> {}  (open in Wireshark, or tshark -r)",
+            path.display()
+        );
+    }
+}
+
+pub struct FuzzArgs {
+    pub o: FuzzOptions,
+    pub require_coverage: bool,
+    pub json: bool,
+}
+
+pub fn cmd_fuzz<B: Bench>(a: &FuzzArgs) -> Result<u8>
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    let tty = std::io::stderr().is_terminal();
+    let mut last_line = std::time::Instant::now();
+    let r = fuzz::fuzz::<B>(&a.o, |p| {
+        let rate = p.cycles as f64 / p.elapsed.as_secs_f64().max(1e-9);
+        let line = format!(
+            "[{}] {} cases  {} cycles  {:.0}k cycles/s  coverage {}/{}  {:.0}s",
+            B::NAME,
+            p.cases,
+            p.cycles,
+            rate / 1e3,
+            p.covered.0,
+            p.covered.1,
+            p.elapsed.as_secs_f64()
+        );
+        if tty {
+            eprint!("\r{line}   ");
+        } else if last_line.elapsed() >= Duration::from_secs(10) {
+            last_line = std::time::Instant::now();
+            eprintln!("{line}");
+        }
+        let _ = std::io::stderr().flush();
+    })?;
+    if tty {
+        eprintln!();
+    }
+    let holes = r.coverage.holes();
+    let failed = r.failure.is_some() || (a.require_coverage && !holes.is_empty());
+    if a.json {
+        println!("{}", fuzz::report_json(&r));
+    } else {
+        match &r.failure {
+            None => println!(
+                "PASS fuzz {} shard {}/{} seed {}: {} cases, {} cycles, {:.1}s ({:.0} cycles/s)",
+                B::NAME,
+                r.shard.0,
+                r.shard.1,
+                r.base_seed,
+                r.cases,
+                r.cycles,
+                r.secs,
+                r.cycles as f64 / r.secs.max(1e-9)
+            ),
+            Some(m) => {
+                println!("FAIL fuzz {} after {} cases (shrunk):", B::NAME, r.cases);
+                print!("{m}");
+            }
+        }
+        print_coverage(&r.coverage);
+        if a.require_coverage && !holes.is_empty() {
+            println!(
+                "FAIL coverage: {} bin(s) never hit over the budget: {}",
+                holes.len(),
+                holes.join(", ")
+            );
+        }
+    }
+    Ok(u8::from(failed))
+}
+
+pub fn cmd_replay<B: Bench>(text: &str, out: &Path, illegal: bool) -> Result<u8> {
+    let stim = Stimulus::<B>::from_text(text, &B::variants()).map_err(|e| anyhow!(e))?;
+    // The same validation as `run --config`; a configuration the hardware
+    // flags as illegal (fuzz cases include some on purpose) only with
+    // --illegal-config.
+    if let Err(e) = B::check(&stim.params, &stim.config) {
+        if !illegal {
+            bail!("{e} (to replay it anyway, as the fuzzer does on purpose: --illegal-config)");
+        }
+    }
+    let what = format!("{} {} replay", B::NAME, stim.params.label());
+    let outcome = lockstep::run(&stim, &opts(out, Waves::Always))?;
+    let code = report(&outcome, &what);
+    print_frames(&write_frames(&stim, &lockstep::run_dir(&stim, out))?);
+    Ok(code)
+}
+
+pub fn cmd_trace<B: Bench>(name: Option<&str>, out: &Path) -> Result<u8> {
+    let all = B::scenarios();
+    let Some(name) = name else {
+        for s in &all {
+            println!("{:<20} {}", s.name, s.about);
+        }
+        return Ok(0);
+    };
+    let s = all.iter().find(|s| s.name == name).ok_or_else(|| {
+        let known: Vec<&str> = all.iter().map(|s| s.name).collect();
+        anyhow!(
+            "unknown scenario `{name}` of {} (known: {})",
+            B::NAME,
+            known.join(", ")
+        )
+    })?;
+    let stim = (s.build)();
+    println!("{}: {}", s.name, s.about);
+    println!("{}", config_line::<B>(&stim.params, &stim.config));
+    let dir = out.join(format!("{}-{}", B::NAME, s.name));
+    let outcome = lockstep::run(&stim, &opts(&dir, Waves::Always))?;
+    std::fs::write(dir.join("scenario.stim"), stim.to_text())?;
+    let code = report(&outcome, &format!("{} trace {}", B::NAME, s.name));
+    print_frames(&write_frames(&stim, &lockstep::run_dir(&stim, &dir))?);
+    Ok(code)
+}
+
+pub fn cmd_config<B: Block>(variant: Option<&str>) -> Result<u8> {
+    let p = variant_of::<B>(variant)?;
+    print!(
+        "{}",
+        crate::config::to_toml::<B>(&p, &B::default_config(&p))
+    );
+    Ok(0)
+}
+
+pub fn cmd_size(
+    a: &crate::size::SizeArgs,
+    mmu: Option<&Path>,
+    credit: Option<&Path>,
+) -> Result<u8> {
+    let s = crate::size::size(a)?;
+    print!("{}", s.text);
+    for (path, toml, what) in [
+        (mmu, s.mmu_toml(), "mmu"),
+        (credit, s.credit_toml(), "credit"),
+    ] {
+        match path {
+            Some(p) => {
+                std::fs::write(p, &toml)
+                    .with_context(|| format!("cannot write {}", p.display()))?;
+                println!(
+                    "wrote {} (switchsim run {what} --config {})",
+                    p.display(),
+                    p.display()
+                );
+            }
+            None => print!("\n{toml}"),
+        }
+    }
+    Ok(0)
+}
+
+pub fn list_block<B: Bench>() -> Result<u8> {
+    let labels: Vec<String> = B::variants().iter().map(|v| v.label()).collect();
+    let scen: Vec<&str> = B::scenarios().iter().map(|s| s.name).collect();
+    println!(
+        "{:<10} variants: {:<28} scenarios: {}",
+        B::NAME,
+        labels.join(" "),
+        scen.join(" ")
+    );
+    Ok(0)
+}
+
+/// `switchsim fuzz`.
+#[allow(clippy::too_many_arguments)]
+pub fn fuzz_blocks(
+    block: String,
+    cases: Option<u64>,
+    time: Option<Duration>,
+    cycles: u64,
+    seed: u64,
+    shard: (u64, u64),
+    require_coverage: bool,
+    out: PathBuf,
+    json: bool,
+    jobs: Option<u64>,
+) -> Result<u8> {
+    let blocks = blocks_of(&block)?;
+    if cases.is_none() && time.is_none() {
+        bail!("give a budget: --cases N and/or --time DURATION");
+    }
+    let share = time.map(|t| t / blocks.len() as u32);
+    let mut worst = 0;
+    for b in blocks {
+        let a = FuzzArgs {
+            o: FuzzOptions {
+                cases,
+                time: share,
+                cycles: cycles as usize,
+                base_seed: seed,
+                shard,
+                out_dir: out.clone(),
+                replay: replay_prefix(),
+                shrink: Duration::from_secs(60),
+                jobs: jobs.map_or_else(cores, |j| j as usize),
+            },
+            require_coverage,
+            json,
+        };
+        worst = worst.max(for_block(b, &mut FuzzC { a: &a })?);
+        if worst == 1 && !require_coverage {
+            break;
+        }
+    }
+    Ok(worst)
+}
+
+/// `switchsim replay`.
+#[allow(clippy::too_many_arguments)]
+pub fn replay_file(file: PathBuf, out: PathBuf, illegal_config: bool) -> Result<u8> {
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    let block = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("block "))
+        .map(|s| s.trim().to_string())
+        .ok_or_else(|| anyhow!("{}: no `block` line", file.display()))?;
+    for_block(
+        block.as_str(),
+        &mut ReplayC {
+            text: &text,
+            out: &out,
+            illegal: illegal_config,
+        },
+    )
+    .with_context(|| format!("{}", file.display()))
+}
+
+/// `switchsim list`.
+pub fn list_all() -> Result<u8> {
+    for b in testbenches::registry::names() {
+        for_block(b, &mut ListC)?;
+    }
+    Ok(0)
+}
+
+/// `switchsim run`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_blocks(
+    block: String,
+    variant: Option<String>,
+    config: Option<PathBuf>,
+    random_config: bool,
+    seed: u64,
+    cycles: u64,
+    out: PathBuf,
+    vcd_cycles: u64,
+    json: bool,
+    threads: Threads,
+    inject_fault: Option<lockstep::Fault>,
+) -> Result<u8> {
+    let a = RunArgs {
+        variant: variant.as_deref(),
+        config: config.as_deref(),
+        random_config,
+        seed,
+        cycles,
+        out: &out,
+        vcd_cycles,
+        json,
+        threads: threads.0,
+        fault: inject_fault.clone(),
+    };
+    if block == "all" && (a.variant.is_some() || a.config.is_some()) {
+        bail!("--variant and --config name one block; not valid with `all`");
+    }
+    let mut worst = 0;
+    for b in blocks_of(&block)? {
+        worst = worst.max(for_block(b, &mut RunC { a: &a })?);
+    }
+    Ok(worst)
+}
