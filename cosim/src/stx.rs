@@ -1,4 +1,4 @@
-//! The STX system simulation (`model::stx_system`) around the arbiter's
+//! The STX system simulation (`studies::stx_system`) around the arbiter's
 //! verilated RTL: [`RtlArbiter`] implements the system's
 //! [`SlotArbiter`] by running one RTL clock cycle per slot, with the same
 //! port packing as the golden model's adapter ([`ModelArbiter`]). A sweep
@@ -6,17 +6,17 @@
 //! ([`csv_text`]) and plotted, simulated beside analytic ([`sweep_svg`],
 //! [`sweep_png`]).
 //!
-//! [`ModelArbiter`]: model::stx_system::ModelArbiter
+//! [`ModelArbiter`]: studies::stx_system::ModelArbiter
 
 use crate::lockstep::POWER_ON_RESET;
 use crate::plot::{Chart, Marker, Rgb, Series, BLACK, GREY, PALETTE};
 use crate::rtl::Rtl;
 use anyhow::{anyhow, bail, Result};
 use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterParams};
-use model::stx_system::{arbiter_inputs, arbiter_outcome, SlotArbiter, SlotOutcome};
 use model::Block;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use studies::stx_system::{arbiter_inputs, arbiter_outcome, SlotArbiter, SlotOutcome};
 
 /// The arbiter RTL behind the system's slot interface.
 pub struct RtlArbiter {
@@ -110,7 +110,7 @@ pub struct Point {
     /// Load.
     pub load: f64,
     /// The measured statistics.
-    pub stats: model::stx_system::Stats,
+    pub stats: studies::stx_system::Stats,
     /// Every measured cell left before the cap.
     pub complete: bool,
     /// Wall time, seconds.
@@ -121,8 +121,8 @@ pub struct Point {
 /// arbiter. The traffic seed depends on the load only, so the runs with and
 /// without STX (and for every R) see the same arrivals.
 pub fn run_point(spec: &SweepSpec, r: Option<usize>, load_idx: usize) -> Result<Point> {
-    use model::stx_system::traffic::{Bernoulli, OnOff, Traffic};
-    use model::stx_system::{arbiter_setup, Config, ModelArbiter, System};
+    use studies::stx_system::traffic::{Bernoulli, OnOff, Traffic};
+    use studies::stx_system::{arbiter_setup, Config, ModelArbiter, System};
     let load = spec.loads[load_idx];
     let mut cfg = Config::new(spec.n, r.unwrap_or(1), spec.rtt, r.is_some());
     cfg.iters = spec.iters;
@@ -252,7 +252,7 @@ pub struct CsvRow {
 }
 
 /// One CSV row per (R, load): the STX run, the run without STX at the same
-/// load beside it, and the analytic model (`model::stx_analytic`); the last
+/// load beside it, and the analytic model (`studies::stx_analytic`); the last
 /// two columns are our variant of it in which wasted grants reserve a
 /// receiver too (`solve_reserving`), not the paper's.
 pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<CsvRow> {
@@ -267,9 +267,13 @@ pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<CsvRow> {
             };
             let (s, o) = (find(Some(r)), find(None));
             let (a, b) = (&s.stats, &o.stats);
-            let an = model::stx_analytic::solve(spec.n, r.min(spec.n), spec.rtt as f64, load);
-            let av =
-                model::stx_analytic::solve_reserving(spec.n, r.min(spec.n), spec.rtt as f64, load);
+            let an = studies::stx_analytic::solve(spec.n, r.min(spec.n), spec.rtt as f64, load);
+            let av = studies::stx_analytic::solve_reserving(
+                spec.n,
+                r.min(spec.n),
+                spec.rtt as f64,
+                load,
+            );
             let per_cell = |k: u64| Fixed(k as f64 / a.cells.max(1) as f64);
             rows.push(CsvRow {
                 n: spec.n,

@@ -3,8 +3,13 @@
 //! check them against the golden models.
 //!
 //! - [`sizing`]: buffer sizing from a link (seeds 000 and 001).
+//! - [`stx_analytic`]: the STX delay model of seed 004, eqs (1) to (51).
+//! - [`stx_system`]: the slotted STX switch around the arbiter's golden
+//!   model (or its RTL, through [`stx_system::SlotArbiter`]).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod sizing;
+pub mod stx_analytic;
+pub mod stx_system;

@@ -332,11 +332,11 @@ impl Bench for Arbiter {
 pub mod scenario {
     use super::*;
     use model::stim::Stimulus;
-    use model::stx_system::traffic::Script;
-    use model::stx_system::{
+    use model::Block;
+    use studies::stx_system::traffic::Script;
+    use studies::stx_system::{
         arbiter_setup, Config, ModelArbiter, SlotArbiter, SlotOutcome, System,
     };
-    use model::Block;
 
     /// Fig. 2(a): arrivals `(slot, input, output)`.
     pub const FIG2A: [(u64, usize, usize); 4] = [(0, 1, 0), (8, 1, 0), (8, 0, 0), (9, 0, 0)];

@@ -1,12 +1,12 @@
-//! The STX switch system simulation (`model::stx_system`) run around the
+//! The STX switch system simulation (`studies::stx_system`) run around the
 //! arbiter's golden model and around its verilated RTL gives the same
 //! results: the same statistics, the same per-cell delivery trace and the
 //! same event log, for several sizes, receiver counts, loads and traffic
 //! patterns.
 
 use cosim::stx::RtlArbiter;
-use model::stx_system::traffic::{Bernoulli, OnOff, Traffic};
-use model::stx_system::{arbiter_setup, Config, ModelArbiter, SlotArbiter, System};
+use studies::stx_system::traffic::{Bernoulli, OnOff, Traffic};
+use studies::stx_system::{arbiter_setup, Config, ModelArbiter, SlotArbiter, System};
 
 fn run<A: SlotArbiter>(cfg: &Config, arb: A, traffic: &mut dyn Traffic, slots: u64) -> System<A> {
     let mut s = System::new(cfg.clone(), arb);

@@ -1,6 +1,6 @@
 //! Slotted simulation of the OSMOSIS switch with speculative transmission
 //! (STX), seed 004 section III, around the central arbiter
-//! ([`crate::arbiter`], or its RTL through the same [`SlotArbiter`] trait).
+//! ([`model::arbiter`], or its RTL through the same [`SlotArbiter`] trait).
 //!
 //! # The system
 //!
@@ -62,8 +62,8 @@
 
 pub mod traffic;
 
-use crate::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams};
-use crate::Block;
+use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams};
+use model::Block;
 use std::collections::VecDeque;
 use traffic::Traffic;
 
