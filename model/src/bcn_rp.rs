@@ -454,7 +454,7 @@ impl Block for BcnRp {
     fn default_config(_: &BcnRpParams) -> BcnRpConfig {
         // A line of 8 bytes per cycle (a 64 B frame every 8 cycles), at
         // least 1/64 of it; QCN's Gd = 1/128; Gi * Ru = 1/16 B/cycle per
-        // unit of Fb; W = 2 (QCN's); idle removal after 2000 cycles.
+        // unit of Fb; W = 2 (QCN's); idle removal after 500 cycles.
         BcnRpConfig {
             cfg_line_rate_i: 8 << FW,
             cfg_min_rate_i: 1 << (FW - 3),
@@ -462,7 +462,7 @@ impl Block for BcnRp {
             cfg_gi_i: u4::new(4),
             cfg_ru_i: 1 << 12,
             cfg_w_i: u5::new(8),
-            cfg_idle_i: 2000,
+            cfg_idle_i: 500,
         }
     }
 

@@ -212,23 +212,22 @@ impl Generator<BcnRp> for BcnRpGen {
             i.in_prio_i = u3::new(pr);
             i.in_len_i = l;
         }
-        // Reset clears what the source remembers of the last cycle.
         i.msg_valid_i = r.chance(self.msg_p);
-        let f = if r.chance(0.6) {
-            // A flow that has a limiter (closed loop), else a hot flow.
-            let st = m.state();
-            let j = r.below(p.k as u64) as usize;
-            if st.valid_q[j] && st.level_q[j] == 0 {
-                (st.key_da_q[j], st.key_prio_q[j])
-            } else if self.hot.is_empty() {
-                Self::flow(r)
-            } else {
-                self.hot[r.below(self.hot.len() as u64) as usize]
+        // The congestion points sample the flows that send (the hot ones),
+        // now and then another; rarely the key of a limiter whose flow has
+        // gone (so that idle limiters mostly time out).
+        let f = match r.weighted(&[85, 10, 5]) {
+            0 if !self.hot.is_empty() => self.hot[r.below(self.hot.len() as u64) as usize],
+            2 => {
+                let st = m.state();
+                let j = r.below(p.k as u64) as usize;
+                if st.valid_q[j] && st.level_q[j] == 0 {
+                    (st.key_da_q[j], st.key_prio_q[j])
+                } else {
+                    Self::flow(r)
+                }
             }
-        } else if !self.hot.is_empty() && r.chance(0.8) {
-            self.hot[r.below(self.hot.len() as u64) as usize]
-        } else {
-            Self::flow(r)
+            _ => Self::flow(r),
         };
         let neg = r.chance(self.neg_p);
         let (qoff, qd) = if r.chance(0.05) {
@@ -246,7 +245,7 @@ impl Generator<BcnRp> for BcnRpGen {
 }
 
 impl Bench for BcnRp {
-    const GENERATOR_VERSION: u32 = 1;
+    const GENERATOR_VERSION: u32 = 2;
     type Gen = BcnRpGen;
     fn generator(p: &BcnRpParams, cfg: &BcnRpConfig, seed: u64) -> BcnRpGen {
         BcnRpGen::new(p, cfg, seed)
