@@ -273,7 +273,7 @@ module bcn_rp #(
     msg_act_o = A_NONE;
     msg_lim_o = {IW{1'b0}};
     app       = 1'b0;
-    rate_new  = {RW{1'b0}};
+    rate_new  = dec_rate(rate_q[RW-1:0]);   // FALLBACK_LINK's; the other actions set theirs
     if (msg_valid_i) begin
       if (cfg_err) begin
         msg_act_o = A_IGNORE;
@@ -305,7 +305,6 @@ module bcn_rp #(
       end else begin
         app       = 1'b1;
         msg_act_o = A_FB_LINK;
-        rate_new  = dec_rate(rate_q[RW-1:0]);
       end
     end
   end
@@ -318,7 +317,6 @@ module bcn_rp #(
   reg [RW*K-1:0]   rate_n;
   reg [CW*K-1:0]   cnt_n;
   reg [TW*K-1:0]   tok_inc, tok_dec;
-  reg [IDW*K-1:0]  load_val;
   reg [PW-1:0]     wr;
   integer          j, ws;
   always @(*) begin
@@ -359,9 +357,8 @@ module bcn_rp #(
       end
       rm_line_o[j] = valid_n[j] && rate_n[j*RW +: RW] == cfg_line_rate_i
                   && cnt_n[j*CW +: CW] == {CW{1'b0}};
-      load[j] = a_j[j] || enq[j] || rel[j] || rm_line_o[j];
-      load_val[j*IDW +: IDW] = rm_line_o[j] ? {IDW{1'b0}} : cfg_idle_i;
-      tick[j] = cnt_q[j*CW +: CW] == {CW{1'b0}};
+      load[j] = a_j[j] || enq[j];
+      tick[j] = valid_q[j] && cnt_q[j*CW +: CW] == {CW{1'b0}};
     end
   end
 
@@ -403,7 +400,7 @@ module bcn_rp #(
         .clk_i     (clk_i),
         .rst_ni    (rst_ni),
         .load_i    (load[gj]),
-        .value_i   (load_val[gj*IDW +: IDW]),
+        .value_i   (cfg_idle_i),
         .tick_i    (tick[gj]),
         .count_o   (idle_cnt[gj*IDW +: IDW]),
         .running_o (idle_run[gj]),

@@ -411,7 +411,6 @@ impl BcnRp {
                 assert_eq!(s.rate_q[j], 0, "free limiter {j}: rate");
                 assert_eq!(s.level_q[j], 0, "free limiter {j}: level");
                 assert_eq!(self.tok[j].count, 0, "free limiter {j}: tokens");
-                assert_eq!(self.idle[j].count, 0, "free limiter {j}: idle timer");
             }
             // The bucket holds less than a frame plus K + 1 cycles of rate.
             let bound = ((1u64 << LW) << FW) + (self.p.k as u64 + 1) * (1u64 << RW);
@@ -762,9 +761,12 @@ impl Block for BcnRp {
                 }
             }
             let rm_line = valid && rate == line && cnt_d == 0;
-            let load = a || e || r || rm_line;
-            let tick = cnt_q == 0;
-            let rm_idle = self.idle[j].clock(load, if rm_line { 0 } else { idle as u64 }, tick);
+            // The timer counts only while a valid limiter's FIFO is empty,
+            // so reloading it when a frame enters is enough: it holds the
+            // idle time until the last frame has left.
+            let load = a || e;
+            let tick = s.valid_q[j] && cnt_q == 0;
+            let rm_idle = self.idle[j].clock(load, idle as u64, tick);
             let free = rm_line || rm_idle;
             self.tok[j].clock(free, tok_inc, tok_dec);
             if free {

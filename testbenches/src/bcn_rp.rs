@@ -484,11 +484,15 @@ pub mod scenario {
 
     /// A congestion point in the loop: a bottleneck queue served at
     /// `mu = 2` bytes per cycle fed by flow A's frames (the RP's output),
-    /// `Qeq = 16` units of 64 B; every 8th frame is sampled and its
+    /// `Qeq = 16` units of 64 B; every 4th frame is sampled and its
     /// message (`Qoff = Qeq - Q`, `Qdelta = Q - Q at the last sample`)
-    /// arrives 20 cycles later.
+    /// arrives 20 cycles later. Gi = 1/4 here (faster recovery).
     pub fn settle() -> (Stimulus<BcnRp>, Script) {
-        let mut s = Script::new(BcnRpParams::default(), cfg());
+        let c = BcnRpConfig {
+            cfg_gi_i: u4::new(2),
+            ..cfg()
+        };
+        let mut s = Script::new(BcnRpParams::default(), c);
         let src = [(A, 64, LINE)];
         let mu = 2.0;
         let qeq = 16.0 * 64.0;
@@ -496,12 +500,12 @@ pub mod scenario {
         let mut q_old = 0.0f64;
         let mut frames = 0u64;
         let mut pending: std::collections::VecDeque<(usize, Msg)> = Default::default();
-        s.run(12_000, &src, |t, _, outs| {
+        s.run(6_000, &src, |t, _, outs| {
             if let Some(o) = outs.last() {
                 if o.out_valid_o {
                     q += o.out_len_o as f64;
                     frames += 1;
-                    if frames % 8 == 0 {
+                    if frames % 4 == 0 {
                         let qoff = ((qeq - q) / 64.0).round() as i16;
                         let qdelta = ((q - q_old) / 64.0).round() as i16;
                         q_old = q;

@@ -284,3 +284,15 @@ fn illegal_configuration_bypasses_everything() {
 fn random_stimulus_covers_every_bin() {
     support::random_stimulus_covers_every_bin::<BcnRp>();
 }
+
+#[test]
+fn zz_debug_settle() {
+    let (_, s) = scenario::settle();
+    let o = &s.outs;
+    for w in (0..o.len()).step_by(500) {
+        let (b, _, _) = scenario::sent(o, A, w, w + 500);
+        let r: f64 = o[w..w + 500].iter().map(|o| o.lim_rate_o[0] as f64 / 65536.0).sum::<f64>() / 500.0;
+        let acts: Vec<u8> = o[w..w+500].iter().map(|o| o.msg_act_o.value()).filter(|&a| a != 0).collect();
+        println!("{w}: {:.2} B/c rate {:.2} acts {:?}", b as f64 / 500.0, r, acts);
+    }
+}
