@@ -424,7 +424,9 @@ impl BcnRp {
                     continue;
                 }
                 let same = match s.level_q[a] {
-                    LEVEL_DA => s.key_da_q[a] == s.key_da_q[b] && s.key_prio_q[a] == s.key_prio_q[b],
+                    LEVEL_DA => {
+                        s.key_da_q[a] == s.key_da_q[b] && s.key_prio_q[a] == s.key_prio_q[b]
+                    }
                     LEVEL_PRIO => s.key_prio_q[a] == s.key_prio_q[b],
                     _ => true,
                 };
@@ -827,4 +829,3 @@ pub struct Events {
     /// The message acted on the limiter the offered frame matched.
     pub msg_frame_same: bool,
 }
-

@@ -258,7 +258,8 @@ impl Bench for BcnRp {
         vec![
             crate::Scenario {
                 name: "install",
-                about: "seed 003 step 2: the first negative BCN installs a limiter; its frames are \
+                about:
+                    "seed 003 step 2: the first negative BCN installs a limiter; its frames are \
                         tagged, others bypass",
                 build: || s::install().0,
             },
@@ -275,7 +276,8 @@ impl Bench for BcnRp {
             },
             crate::Scenario {
                 name: "increase-removal",
-                about: "seed 003 steps 3, 5: positive BCNs raise the rate by Gi Fb Ru; at the line \
+                about:
+                    "seed 003 steps 3, 5: positive BCNs raise the rate by Gi Fb Ru; at the line \
                         rate the limiter is removed",
                 build: || s::increase_removal().0,
             },
@@ -436,7 +438,7 @@ pub mod scenario {
                 cycles: self.cycles.clone(),
                 seed,
                 generated: None,
-}
+            }
         }
     }
 
@@ -552,7 +554,9 @@ pub mod scenario {
     /// removed 200 cycles after its last frame left.
     pub fn idle_removal() -> (Stimulus<BcnRp>, Script) {
         let mut s = Script::new(BcnRpParams::default(), cfg());
-        s.run(300, &[(A, 64, LINE)], |t, _, _| (t == 10).then(|| msg(A, -32)));
+        s.run(300, &[(A, 64, LINE)], |t, _, _| {
+            (t == 10).then(|| msg(A, -32))
+        });
         s.run(400, &[], |_, _, _| None);
         (s.stimulus(0x1d1e), s)
     }

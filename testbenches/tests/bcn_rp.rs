@@ -6,8 +6,7 @@ mod support;
 
 use arbitrary_int::{u4, u5};
 use model::bcn_rp::{
-    decrease, feedback, increase, Act, BcnRp, BcnRpOutputs, BcnRpParams, FW, LEVEL_LINK,
-    LEVEL_PRIO,
+    decrease, feedback, increase, Act, BcnRp, BcnRpOutputs, BcnRpParams, FW, LEVEL_LINK, LEVEL_PRIO,
 };
 use model::stim::{Cycle, Stimulus};
 use model::{Block, PortGroup};
@@ -41,9 +40,15 @@ fn check_invariants(s: &Stimulus<BcnRp>) -> Result<(), TestCaseError> {
         if !o.cfg_err_o {
             m.assert_invariants();
         } else {
-            prop_assert!(!m.state().valid_q.contains(&true), "cycle {t}: limiter with cfg_err");
+            prop_assert!(
+                !m.state().valid_q.contains(&true),
+                "cycle {t}: limiter with cfg_err"
+            );
         }
-        prop_assert!(!o.in_ready_o || i.in_valid_i, "cycle {t}: ready without valid");
+        prop_assert!(
+            !o.in_ready_o || i.in_valid_i,
+            "cycle {t}: ready without valid"
+        );
         if o.out_valid_o && !o.out_tag_valid_o {
             // A bypass frame is the offered one, taken this cycle.
             prop_assert!(o.in_ready_o && o.out_da_o == i.in_da_i && o.out_len_o == i.in_len_i);
@@ -58,7 +63,10 @@ fn check_invariants(s: &Stimulus<BcnRp>) -> Result<(), TestCaseError> {
         for j in 0..s.params.k {
             let rel = o.out_tag_valid_o && o.out_tag_id_o as usize == j;
             let d = st.cnt_q[j] as i32 - before.cnt_q[j] as i32;
-            prop_assert!(d == -(rel as i32) || d == 1 - rel as i32, "cycle {t}: count {j}");
+            prop_assert!(
+                d == -(rel as i32) || d == 1 - rel as i32,
+                "cycle {t}: count {j}"
+            );
             if o.rm_line_o[j] || o.rm_idle_o[j] {
                 prop_assert!(!st.valid_q[j]);
             }
@@ -187,7 +195,10 @@ fn increase_to_line_rate_removes_the_limiter() {
     assert_eq!(o[101].lim_rate_o[0], 6 << FW);
     assert_eq!(act(&o[140]), Act::Increase);
     // At 8 B/cycle = line: removed once its FIFO is empty.
-    let rm = o.iter().position(|o| o.rm_line_o[0]).expect("removed at line rate");
+    let rm = o
+        .iter()
+        .position(|o| o.rm_line_o[0])
+        .expect("removed at line rate");
     assert!(rm >= 140);
     assert!(!o[rm + 1].lim_valid_o[0]);
     assert_eq!(o[rm + 1].lim_rate_o[0], 0);
@@ -283,16 +294,4 @@ fn illegal_configuration_bypasses_everything() {
 #[test]
 fn random_stimulus_covers_every_bin() {
     support::random_stimulus_covers_every_bin::<BcnRp>();
-}
-
-#[test]
-fn zz_debug_settle() {
-    let (_, s) = scenario::settle();
-    let o = &s.outs;
-    for w in (0..o.len()).step_by(500) {
-        let (b, _, _) = scenario::sent(o, A, w, w + 500);
-        let r: f64 = o[w..w + 500].iter().map(|o| o.lim_rate_o[0] as f64 / 65536.0).sum::<f64>() / 500.0;
-        let acts: Vec<u8> = o[w..w+500].iter().map(|o| o.msg_act_o.value()).filter(|&a| a != 0).collect();
-        println!("{w}: {:.2} B/c rate {:.2} acts {:?}", b as f64 / 500.0, r, acts);
-    }
 }
