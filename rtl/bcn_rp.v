@@ -118,7 +118,8 @@ module bcn_rp #(
   // ---------------------------------------------------------------------------
   // Lookup: the finest key level that matches, the lowest index within it
   // ---------------------------------------------------------------------------
-  function automatic [IW:0] lookup(input [47:0] da, input [2:0] pr);
+  function automatic [IW:0] lookup(input [47:0] da, input [2:0] pr, input [K-1:0] v,
+                                   input [2*K-1:0] lv, input [48*K-1:0] kda, input [3*K-1:0] kpr);
     integer j;
     reg f0, f1, f2;
     reg [IW-1:0] i0, i1, i2;
@@ -126,14 +127,14 @@ module bcn_rp #(
       f0 = 1'b0; f1 = 1'b0; f2 = 1'b0;
       i0 = {IW{1'b0}}; i1 = {IW{1'b0}}; i2 = {IW{1'b0}};
       for (j = K - 1; j >= 0; j = j - 1) begin
-        if (valid_q[j]) begin
-          if (level_q[2*j +: 2] == L_DA && key_da_q[48*j +: 48] == da && key_prio_q[3*j +: 3] == pr) begin
+        if (v[j]) begin
+          if (lv[2*j +: 2] == L_DA && kda[48*j +: 48] == da && kpr[3*j +: 3] == pr) begin
             f0 = 1'b1; i0 = j[IW-1:0];
           end
-          if (level_q[2*j +: 2] == L_PRIO && key_prio_q[3*j +: 3] == pr) begin
+          if (lv[2*j +: 2] == L_PRIO && kpr[3*j +: 3] == pr) begin
             f1 = 1'b1; i1 = j[IW-1:0];
           end
-          if (level_q[2*j +: 2] == L_LINK) begin
+          if (lv[2*j +: 2] == L_LINK) begin
             f2 = 1'b1; i2 = j[IW-1:0];
           end
         end
@@ -142,10 +143,10 @@ module bcn_rp #(
     end
   endfunction
 
-  wire [IW:0]   fl     = lookup(in_da_i, in_prio_i);
+  wire [IW:0]   fl     = lookup(in_da_i, in_prio_i, valid_q, level_q, key_da_q, key_prio_q);
   wire          fl_hit = in_valid_i && fl[IW];
   wire [IW-1:0] fl_idx = fl[IW-1:0];
-  wire [IW:0]   ml     = lookup(msg_flow_da_i, msg_prio_i);
+  wire [IW:0]   ml     = lookup(msg_flow_da_i, msg_prio_i, valid_q, level_q, key_da_q, key_prio_q);
   wire [IW-1:0] ml_idx = ml[IW-1:0];
 
   // ---------------------------------------------------------------------------
@@ -228,25 +229,29 @@ module bcn_rp #(
   wire [15:0]        fb_abs = fb[15] ? (~fb + 16'd1) : fb;
   assign msg_fb_o = fb;
 
-  function automatic [RW-1:0] dec_rate(input [RW-1:0] rt);
+  // Every value a function reads is an argument, so that it is in the
+  // sensitivity of the always @(*) that calls it.
+  function automatic [RW-1:0] dec_rate(input [RW-1:0] rt, input [15:0] a, input [3:0] gd,
+                                       input [RW-1:0] mn);
     reg [39:0]   want;
     reg [RW-1:0] half, dec, rr;
     begin
-      want = ({16'd0, rt} * {24'd0, fb_abs}) >> cfg_gd_i;
+      want = ({16'd0, rt} * {24'd0, a}) >> gd;
       half = rt >> 1;
       dec  = (want > {16'd0, half}) ? half : want[RW-1:0];
       rr   = rt - dec;
-      dec_rate = (rr < cfg_min_rate_i) ? cfg_min_rate_i : rr;
+      dec_rate = (rr < mn) ? mn : rr;
     end
   endfunction
 
-  function automatic [RW-1:0] inc_rate(input [RW-1:0] rt);
+  function automatic [RW-1:0] inc_rate(input [RW-1:0] rt, input [15:0] fbv, input [15:0] ru,
+                                       input [3:0] gi, input [RW-1:0] ln);
     reg [31:0] inc;
     reg [32:0] sum;
     begin
-      inc = ({16'd0, fb} * {16'd0, cfg_ru_i}) >> cfg_gi_i;
+      inc = ({16'd0, fbv} * {16'd0, ru}) >> gi;
       sum = {9'd0, rt} + {1'b0, inc};
-      inc_rate = (sum > {9'd0, cfg_line_rate_i}) ? cfg_line_rate_i : sum[RW-1:0];
+      inc_rate = (sum > {9'd0, ln}) ? ln : sum[RW-1:0];
     end
   endfunction
 
@@ -273,7 +278,7 @@ module bcn_rp #(
     msg_act_o = A_NONE;
     msg_lim_o = {IW{1'b0}};
     app       = 1'b0;
-    rate_new  = dec_rate(rate_q[RW-1:0]);   // FALLBACK_LINK's; the other actions set theirs
+    rate_new  = dec_rate(rate_q[RW-1:0], fb_abs, cfg_gd_i, cfg_min_rate_i);   // FALLBACK_LINK's; the other actions set theirs
     if (msg_valid_i) begin
       if (cfg_err) begin
         msg_act_o = A_IGNORE;
@@ -282,10 +287,10 @@ module bcn_rp #(
         msg_lim_o = ml_idx;
         if (fb[15]) begin
           msg_act_o = A_DEC;
-          rate_new  = dec_rate(rate_q[ml_idx*RW +: RW]);
+          rate_new  = dec_rate(rate_q[ml_idx*RW +: RW], fb_abs, cfg_gd_i, cfg_min_rate_i);
         end else if (fb != 16'd0) begin
           msg_act_o = A_INC;
-          rate_new  = inc_rate(rate_q[ml_idx*RW +: RW]);
+          rate_new  = inc_rate(rate_q[ml_idx*RW +: RW], fb, cfg_ru_i, cfg_gi_i, cfg_line_rate_i);
         end else begin
           msg_act_o = A_HOLD;
           rate_new  = rate_q[ml_idx*RW +: RW];
@@ -296,12 +301,12 @@ module bcn_rp #(
         app       = 1'b1;
         msg_act_o = A_INSTALL;
         msg_lim_o = free_idx;
-        rate_new  = dec_rate(cfg_line_rate_i);
+        rate_new  = dec_rate(cfg_line_rate_i, fb_abs, cfg_gd_i, cfg_min_rate_i);
       end else if (fp_hit) begin
         app       = 1'b1;
         msg_act_o = A_FB_PRIO;
         msg_lim_o = fp_idx;
-        rate_new  = dec_rate(rate_q[fp_idx*RW +: RW]);
+        rate_new  = dec_rate(rate_q[fp_idx*RW +: RW], fb_abs, cfg_gd_i, cfg_min_rate_i);
       end else begin
         app       = 1'b1;
         msg_act_o = A_FB_LINK;

@@ -507,7 +507,7 @@ pub mod scenario {
                 if o.out_valid_o {
                     q += o.out_len_o as f64;
                     frames += 1;
-                    if frames % 4 == 0 {
+                    if frames.is_multiple_of(4) {
                         let qoff = ((qeq - q) / 64.0).round() as i16;
                         let qdelta = ((q - q_old) / 64.0).round() as i16;
                         q_old = q;

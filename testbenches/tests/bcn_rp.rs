@@ -150,7 +150,7 @@ fn decrease_is_multiplicative() {
     for n in 0..5 {
         let t = 50 + 50 * n;
         // Fb = -16, Gd = 1/128: x (1 - 1/8), floored.
-        want -= want * 16 >> 7;
+        want -= (want * 16) >> 7;
         assert_eq!(o[t + 1].lim_rate_o[0] as u64, want, "after message {n}");
         let a = act(&o[t]);
         assert_eq!(a, if n == 0 { Act::Install } else { Act::Decrease });
@@ -244,7 +244,7 @@ fn fallback_to_coarser_keys_when_the_table_is_full() {
     // Every rate is a decrease of the previous: 8 x (1 - 1/16)^3.
     let mut want = 8u64 << FW;
     for _ in 0..3 {
-        want -= want * 8 >> 7;
+        want -= (want * 8) >> 7;
     }
     assert_eq!(o[401].lim_rate_o[0] as u64, want);
     support::lockstep_or_report(&stim, "fallback");
