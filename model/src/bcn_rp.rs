@@ -829,3 +829,93 @@ pub struct Events {
     /// The message acted on the limiter the offered frame matched.
     pub msg_frame_same: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> BcnRpParams {
+        BcnRpParams::default()
+    }
+
+    fn message(da: u64, prio: u8, qoff: i16) -> BcnRpInputs {
+        let mut i = BcnRpInputs::zero(&p());
+        i.msg_valid_i = true;
+        i.msg_flow_da_i = da;
+        i.msg_prio_i = u3::new(prio);
+        i.msg_qoff_i = I16::new(qoff as i32);
+        i
+    }
+
+    #[test]
+    fn feedback_floors_and_saturates() {
+        // W = 2: Fb = Qoff - 2 Qdelta.
+        assert_eq!(feedback(10, 3, u5::new(8)), 4);
+        // W = 1/4, Qdelta = -1: floor(-1/4) = -1, so Fb = Qoff + 1.
+        assert_eq!(feedback(0, -1, u5::new(1)), 1);
+        assert_eq!(feedback(0, 1, u5::new(1)), 0);
+        assert_eq!(feedback(i16::MIN, i16::MAX, u5::new(31)), i16::MIN);
+        assert_eq!(feedback(i16::MAX, i16::MIN, u5::new(31)), i16::MAX);
+        assert_eq!(
+            feedback_exact(i16::MAX, i16::MIN, u5::new(31)),
+            32767 + 253952
+        );
+    }
+
+    #[test]
+    fn decrease_caps_at_half_and_clamps_at_min() {
+        let line = 8 << FW;
+        // Gd = 1/128, |Fb| = 32: x 3/4.
+        assert_eq!(decrease(line, 32, u4::new(7), 1), (6 << FW, false, false));
+        // |Fb| = 128: would be x 0, capped at x 1/2.
+        assert_eq!(decrease(line, 128, u4::new(7), 1), (4 << FW, true, false));
+        // The minimum wins.
+        assert_eq!(
+            decrease(line, 128, u4::new(7), 5 << FW),
+            (5 << FW, true, true)
+        );
+        // Odd rate: the half floors, the rate keeps the ceiling.
+        assert_eq!(decrease(3, 32768, u4::new(0), 1), (2, true, false));
+        // + 512 x 1/16 x 1/16 B/cycle = 2 B/cycle: exactly the line, or beyond.
+        assert_eq!(
+            increase(6 << FW, 512, 1 << 12, u4::new(4), line),
+            (line, false)
+        );
+        assert_eq!(
+            increase(7 << FW, 512, 1 << 12, u4::new(4), line),
+            (line, true)
+        );
+        assert_eq!(
+            increase(4 << FW, 512, 1 << 12, u4::new(4), line),
+            (6 << FW, false)
+        );
+    }
+
+    #[test]
+    fn install_fallback_and_finest_match() {
+        let p = BcnRpParams { k: 2, d: 2 };
+        let c = BcnRp::default_config(&p);
+        let mut m = BcnRp::new(&p, &c);
+        let go = |m: &mut BcnRp, i: BcnRpInputs| Act::from_code(m.step(&i).msg_act_o);
+        assert_eq!(
+            go(&mut m, message(1, 3, 5)),
+            Act::Ignore,
+            "Fb > 0: nothing to install"
+        );
+        assert_eq!(go(&mut m, message(1, 3, -5)), Act::Install);
+        assert_eq!(go(&mut m, message(2, 4, -5)), Act::Install);
+        assert_eq!(go(&mut m, message(1, 3, 0)), Act::Hold);
+        // Table full: a third flow of priority 3 coarsens limiter 0.
+        assert_eq!(go(&mut m, message(7, 3, -5)), Act::FallbackPrio);
+        assert_eq!(m.state().level_q, vec![LEVEL_PRIO, LEVEL_DA]);
+        assert_eq!(m.lookup(99, 3), Some(0));
+        assert_eq!(m.lookup(2, 4), Some(1));
+        // Priority 6: nothing of that priority at level 0: limiter 0 to the link.
+        assert_eq!(go(&mut m, message(8, 6, -5)), Act::FallbackLink);
+        assert_eq!(m.state().level_q[0], LEVEL_LINK);
+        // The (DA, prio) limiter still wins for its own flow.
+        assert_eq!(m.lookup(2, 4), Some(1));
+        assert_eq!(m.lookup(5, 5), Some(0));
+        m.assert_invariants();
+    }
+}
