@@ -17,6 +17,7 @@ pub mod registry;
 pub mod rng;
 
 pub mod arbiter;
+pub mod bcn_cp;
 pub mod credit;
 pub mod mmu;
 pub mod pfc;
