@@ -164,12 +164,14 @@ module bcn_cp #(
   wire             arr_in = arr_valid_i && ({29'd0, arr_queue_i} < NQ);
   wire             dep_in = dep_valid_i && ({29'd0, dep_queue_i} < NQ);
 
+  // The values of the arrival's and the departure's queue (queue 0's until
+  // the index matches; an index >= NQ is not used: arr_in / dep_in gate it).
   reg [QW-1:0] q_a, q_dq, qeq_a, qold_a;
   always @(*) begin
-    q_a    = {QW{1'b0}};
-    q_dq   = {QW{1'b0}};
-    qeq_a  = {QW{1'b0}};
-    qold_a = {QW{1'b0}};
+    q_a    = q_all[0 +: QW];
+    q_dq   = q_all[0 +: QW];
+    qeq_a  = cfg_qeq_i[0 +: QW];
+    qold_a = qold_q[0 +: QW];
     for (k = 0; k < NQ; k = k + 1) begin
       if ({29'd0, arr_queue_i} == k) begin
         q_a    = q_all[QW*k +: QW];

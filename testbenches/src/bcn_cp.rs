@@ -102,6 +102,8 @@ fn cfg_of(p: &BcnCpParams, d: &CfgDraw) -> BcnCpConfig {
     };
     match d.illegal {
         Some(0) => c.cfg_cp_sa_i |= 1 << 40,
+        // Just above the legal range, or anywhere above it.
+        Some(1) if d.w % 2 == 0 => c.cfg_pm_i = u11::new(PM_ALWAYS + 1),
         Some(1) => c.cfg_pm_i = u11::new(PM_ALWAYS + 1 + d.pm % 1023),
         Some(_) if qmax < qm => {
             qeq[d.cpid as usize % p.nq] = (qmax + 1 + d.qeq[0] % (qm - qmax)) as u32;
