@@ -1009,3 +1009,134 @@ fn refill_msg(o: &mut BcnCpOutputs) {
     o.msg_rlt_id_o = 0;
     o.msg_ts_o = 0;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_floor_towards_minus_infinity_and_saturate() {
+        assert_eq!(units(0), 0);
+        assert_eq!(units(63), 0);
+        assert_eq!(units(64), 1);
+        assert_eq!(units(-1), -1);
+        assert_eq!(units(-64), -1);
+        assert_eq!(units(-65), -2);
+        assert_eq!(units(32_767 * 64 + 63), 32_767);
+        assert_eq!(units(32_768 * 64), 32_767);
+        assert_eq!(units(-32_768 * 64), -32_768);
+        assert_eq!(units(-32_768 * 64 - 1), -32_768);
+    }
+
+    #[test]
+    fn feedback_examples() {
+        let w = u5::new;
+        // QCN's w = 2: Fb = Qoff - 2 Qdelta.
+        assert_eq!(feedback(10, 3, w(8)), 4);
+        assert_eq!(feedback(10, 5, w(8)), 0);
+        assert_eq!(feedback(10, 6, w(8)), -2);
+        // W = 1/4: the product is floored, also when negative.
+        assert_eq!(feedback(0, 1, w(1)), 0);
+        assert_eq!(feedback(0, -1, w(1)), 1);
+        assert_eq!(feedback(0, -5, w(3)), 4); // floor(-15 / 4) = -4
+        assert_eq!(feedback(7, 100, w(0)), 7);
+        // Exact, then saturated.
+        assert_eq!(feedback(-32_768, 32_767, w(31)), -32_768);
+        assert_eq!(feedback(32_767, -32_768, w(31)), 32_767);
+        assert_eq!(feedback(-32_768, -1, w(4)), -32_767);
+        assert!(sends(-1, false) && !sends(0, false) && sends(0, true) && sends(5, true));
+    }
+
+    fn arrival(q: u8, len: u16) -> BcnCpInputs {
+        let mut i = BcnCpInputs::zero(&BcnCpParams::default());
+        i.arr_valid_i = true;
+        i.arr_queue_i = u3::new(q);
+        i.arr_len_i = u14::new(len);
+        i.arr_sa_i = 0x02_00_00_00_00_07;
+        i
+    }
+
+    #[test]
+    fn sample_reads_the_depth_at_the_end_of_the_cycle() {
+        let p = BcnCpParams::default();
+        let mut c = BcnCp::default_config(&p);
+        c.cfg_pm_i = u11::new(PM_ALWAYS);
+        c.cfg_qeq_i = vec![6400; 8];
+        let mut m = BcnCp::new(&p, &c);
+        // 640 bytes: Q = 640, Qoff = (6400 - 640) / 64 = 90, Qdelta = 10,
+        // Fb = 90 - 2 * 10 = 70: no message.
+        let o = m.step(&arrival(4, 640));
+        assert!(o.sample_o && !o.msg_valid_o);
+        assert_eq!(
+            (o.msg_qoff_o.value(), o.msg_qdelta_o.value(), o.msg_fb_o.value()),
+            (90, 10, 70)
+        );
+        assert_eq!(o.msg_cpid_o, (0x0a5 << 3) | 4);
+        // 6400 more: Q = 7040, Qoff = floor(-640 / 64) = -10, Qdelta = 100.
+        let o = m.step(&arrival(4, 6400));
+        assert_eq!((o.msg_qoff_o.value(), o.msg_qdelta_o.value()), (-10, 100));
+        assert_eq!(o.msg_fb_o.value(), -210);
+        assert!(o.msg_valid_o);
+        assert_eq!(m.state().qold_q[4], 7040);
+        assert!(m.state().tx_busy_q, "the frame starts next cycle");
+        m.assert_invariants();
+    }
+
+    #[test]
+    fn drops_at_the_limits_and_clamps_departures() {
+        let p = BcnCpParams::default();
+        let mut c = BcnCp::default_config(&p);
+        c.cfg_qmax_i = 1000;
+        c.cfg_buf_i = 1500;
+        c.cfg_qeq_i = vec![500; 8];
+        let mut m = BcnCp::new(&p, &c);
+        assert!(!m.step(&arrival(0, 1000)).arr_drop_o, "fills the queue exactly");
+        assert!(m.step(&arrival(0, 1)).arr_drop_o, "queue limit");
+        assert!(!m.step(&arrival(1, 500)).arr_drop_o, "fills the buffer exactly");
+        assert!(m.step(&arrival(2, 1)).arr_drop_o, "buffer limit");
+        // Release first: a departure makes room for the arrival of the same cycle.
+        let mut i = arrival(2, 100);
+        i.dep_valid_i = true;
+        i.dep_queue_i = u3::new(1);
+        i.dep_len_i = u14::new(600);
+        let o = m.step(&i);
+        assert!(!o.arr_drop_o);
+        assert_eq!(o.err_o.value(), 1, "600 > 500: clamped and flagged");
+        assert_eq!(m.state().q_q[..3], [1000, 0, 100]);
+        assert_eq!(m.state().drops_q, 2);
+        m.assert_invariants();
+    }
+
+    #[test]
+    fn illegal_configurations_are_named() {
+        let p = BcnCpParams::default();
+        let c = BcnCp::default_config(&p);
+        assert!(BcnCp::check(&p, &c).is_ok());
+        assert!(!BcnCp::cfg_err(&c));
+        let mut bad = c.clone();
+        bad.cfg_cp_sa_i |= 1 << 40;
+        assert_eq!(BcnCp::check(&p, &bad).unwrap_err().field, "cfg_cp_sa_i");
+        assert!(BcnCp::cfg_err(&bad));
+        let mut bad = c.clone();
+        bad.cfg_pm_i = u11::new(PM_ALWAYS + 1);
+        assert_eq!(BcnCp::check(&p, &bad).unwrap_err().field, "cfg_pm_i");
+        assert!(BcnCp::cfg_err(&bad));
+        let mut bad = c.clone();
+        bad.cfg_qeq_i[3] = bad.cfg_qmax_i + 1;
+        let e = BcnCp::check(&p, &bad).unwrap_err();
+        assert!(e.field == "cfg_qeq_i" && e.msg.contains("queue 3"), "{e}");
+        assert!(BcnCp::cfg_err(&bad));
+        let q = BcnCpParams { nq: 9, ..p };
+        assert_eq!(BcnCp::check(&q, &c).unwrap_err().field, "NQ");
+    }
+
+    #[test]
+    fn bins_have_unique_names() {
+        let mut n = BINS.to_vec();
+        n.sort();
+        n.dedup();
+        assert_eq!(n.len(), BINS.len());
+        assert_eq!(BINS[Bin::ConfigError as usize], "config_error");
+        assert!(BINS.len() <= 64, "the event mask is a u64");
+    }
+}
