@@ -1068,7 +1068,11 @@ mod tests {
         let o = m.step(&arrival(4, 640));
         assert!(o.sample_o && !o.msg_valid_o);
         assert_eq!(
-            (o.msg_qoff_o.value(), o.msg_qdelta_o.value(), o.msg_fb_o.value()),
+            (
+                o.msg_qoff_o.value(),
+                o.msg_qdelta_o.value(),
+                o.msg_fb_o.value()
+            ),
             (90, 10, 70)
         );
         assert_eq!(o.msg_cpid_o, (0x0a5 << 3) | 4);
@@ -1090,9 +1094,15 @@ mod tests {
         c.cfg_buf_i = 1500;
         c.cfg_qeq_i = vec![500; 8];
         let mut m = BcnCp::new(&p, &c);
-        assert!(!m.step(&arrival(0, 1000)).arr_drop_o, "fills the queue exactly");
+        assert!(
+            !m.step(&arrival(0, 1000)).arr_drop_o,
+            "fills the queue exactly"
+        );
         assert!(m.step(&arrival(0, 1)).arr_drop_o, "queue limit");
-        assert!(!m.step(&arrival(1, 500)).arr_drop_o, "fills the buffer exactly");
+        assert!(
+            !m.step(&arrival(1, 500)).arr_drop_o,
+            "fills the buffer exactly"
+        );
         assert!(m.step(&arrival(2, 1)).arr_drop_o, "buffer limit");
         // Release first: a departure makes room for the arrival of the same cycle.
         let mut i = arrival(2, 100);
