@@ -103,7 +103,7 @@ fn cfg_of(p: &BcnCpParams, d: &CfgDraw) -> BcnCpConfig {
     match d.illegal {
         Some(0) => c.cfg_cp_sa_i |= 1 << 40,
         // Just above the legal range, or anywhere above it.
-        Some(1) if d.w % 2 == 0 => c.cfg_pm_i = u11::new(PM_ALWAYS + 1),
+        Some(1) if d.w.is_multiple_of(2) => c.cfg_pm_i = u11::new(PM_ALWAYS + 1),
         Some(1) => c.cfg_pm_i = u11::new(PM_ALWAYS + 1 + d.pm % 1023),
         Some(_) if qmax < qm => {
             qeq[d.cpid as usize % p.nq] = (qmax + 1 + d.qeq[0] % (qm - qmax)) as u32;
@@ -612,8 +612,8 @@ pub mod scenario {
     pub fn pending_and_drop() -> Stimulus<BcnCp> {
         let (p, c) = config(0, PM_ALWAYS);
         let mut v = Vec::new();
-        for t in 0..3 {
-            v.push(arrival(0, 1000, STATIONS[t], STATIONS[3], false));
+        for &sa in &STATIONS[..3] {
+            v.push(arrival(0, 1000, sa, STATIONS[3], false));
         }
         // Cycle 3..7: beats 1..5 of the first frame; 8 its last beat.
         for _ in 3..8 {
