@@ -1092,7 +1092,7 @@ fn synth_block<B: Block>(rows: &mut Vec<String>) -> Result<u8> {
     let script = format!(
         "{reads}hierarchy -check -top {b}{chparams}; proc; check -assert; \
          select -assert-none t:$dlatch t:$adlatch t:$dlatchsr; \
-         synth -top {b}; check -assert; select -assert-none t:$_DLATCH*; \
+         synth -flatten -top {b}; check -assert; select -assert-none t:$_DLATCH*; \
          tee -q -o {stat} stat",
         b = B::NAME,
         stat = stat.display()
