@@ -127,7 +127,7 @@ crate::port_group! {
         cfg_buf_i: u32 = p.tw(),
         /// Derivative weight W = cfg_w_i / 4 (u3.2; QCN's w = 2 is 8).
         cfg_w_i: u5 = 5,
-        /// Sampling probability Pm = cfg_pm_i / 1024 (1024 and above: every arrival).
+        /// Sampling probability Pm = cfg_pm_i / 1024, 0..=1024 (1024: every arrival).
         cfg_pm_i: u11 = 11,
     }
 }
