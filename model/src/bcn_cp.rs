@@ -403,84 +403,77 @@ pub fn parse_frame(f: &[u8]) -> Option<(Msg, u8, u16)> {
     ))
 }
 
-macro_rules! bins {
-    ($($(#[$m:meta])* $v:ident = $name:literal,)*) => {
-        /// Functional coverage bins (indices into [`BINS`]); each variant
-        /// carries its name, so the two cannot drift apart.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum Bin { $($(#[$m])* $v,)* }
-        /// Names of the coverage bins, in [`Bin`] order.
-        pub const BINS: &[&str] = &[$($name,)*];
-    };
-}
-
-bins! {
-    /// An arrival is sampled.
-    Sample = "sample",
-    /// Sampled at the threshold: the compared LFSR bits are cfg_pm_i - 1.
-    SampleAtThreshold = "sample_at_threshold",
-    /// Not sampled at the threshold: the compared bits equal cfg_pm_i.
-    MissAtThreshold = "miss_at_threshold",
-    /// A message for negative feedback (untagged frame).
-    MsgNegative = "msg_negative_fb",
-    /// A message for a tagged frame with Fb >= 0.
-    MsgTaggedNonNegative = "msg_tagged_fb_non_negative",
-    /// A message for a tagged frame with Fb < 0.
-    MsgTaggedNegative = "msg_tagged_fb_negative",
-    /// A sample without a message (untagged, Fb >= 0).
-    SampleNoMsg = "sample_without_msg",
-    /// Fb is exactly 0 on a sample.
-    FbZero = "fb_zero",
-    /// Fb is -1 on a sample (the smallest negative feedback).
-    FbMinusOne = "fb_minus_one",
-    /// The depth is exactly Qeq on a sample.
-    AtEquilibrium = "depth_at_qeq",
-    /// Qoff saturated at +32767.
-    QoffSatPos = "qoff_saturated_pos",
-    /// Qoff saturated at -32768.
-    QoffSatNeg = "qoff_saturated_neg",
-    /// Qdelta saturated (either end).
-    QdeltaSat = "qdelta_saturated",
-    /// Qdelta negative (the queue shrank since the last sample).
-    QdeltaNeg = "qdelta_negative",
-    /// Fb saturated (either end) while Qoff did not.
-    FbSat = "fb_saturated",
-    /// The W term is rounded down (w * Qdelta not a multiple of 4, negative).
-    FbFloorNeg = "fb_floor_negative_product",
-    /// An arrival dropped at the queue limit.
-    DropQueue = "drop_queue_limit",
-    /// An arrival dropped at the buffer limit only.
-    DropBuffer = "drop_buffer_limit",
-    /// An arrival fills its queue exactly to the limit.
-    FillsQueue = "arrival_fills_queue_exactly",
-    /// An arrival fills the buffer exactly to the limit.
-    FillsBuffer = "arrival_fills_buffer_exactly",
-    /// A dropped arrival is sampled.
-    SampleDropped = "sample_of_dropped_arrival",
-    /// Arrival and departure on the same queue in one cycle.
-    SameQueue = "arrival_and_departure_same_queue",
-    /// A departure longer than its queue (clamped).
-    DepClamped = "departure_clamped",
-    /// A departure empties its queue exactly.
-    DepEmpties = "departure_empties_queue",
-    /// A rate-limiter tag stripped on departure.
-    Strip = "tag_stripped",
-    /// A message goes to the pending slot.
-    MsgPending = "msg_pending",
-    /// A message is dropped (pending slot full).
-    MsgDropped = "msg_dropped",
-    /// A message decided on the last beat, no pending: back to back.
-    MsgAtLastBeat = "msg_at_last_beat",
-    /// A pending message starts right after a last beat while a new one takes the slot.
-    PendingAndNew = "pending_starts_and_new_pending",
-    /// An arrival on a queue >= NQ.
-    ArrOutOfRange = "arrival_queue_out_of_range",
-    /// A departure on a queue >= NQ.
-    DepOutOfRange = "departure_queue_out_of_range",
-    /// A counter at its maximum.
-    CounterSaturated = "counter_saturated",
-    /// Illegal configuration.
-    ConfigError = "config_error",
+crate::coverage_bins! {
+    /// Functional coverage bins (indices into [`BINS`]); each variant carries
+    /// its name.
+    pub enum Bin / BINS {
+        /// An arrival is sampled.
+        Sample = "sample",
+        /// Sampled at the threshold: the compared LFSR bits are cfg_pm_i - 1.
+        SampleAtThreshold = "sample_at_threshold",
+        /// Not sampled at the threshold: the compared bits equal cfg_pm_i.
+        MissAtThreshold = "miss_at_threshold",
+        /// A message for negative feedback (untagged frame).
+        MsgNegative = "msg_negative_fb",
+        /// A message for a tagged frame with Fb >= 0.
+        MsgTaggedNonNegative = "msg_tagged_fb_non_negative",
+        /// A message for a tagged frame with Fb < 0.
+        MsgTaggedNegative = "msg_tagged_fb_negative",
+        /// A sample without a message (untagged, Fb >= 0).
+        SampleNoMsg = "sample_without_msg",
+        /// Fb is exactly 0 on a sample.
+        FbZero = "fb_zero",
+        /// Fb is -1 on a sample (the smallest negative feedback).
+        FbMinusOne = "fb_minus_one",
+        /// The depth is exactly Qeq on a sample.
+        AtEquilibrium = "depth_at_qeq",
+        /// Qoff saturated at +32767.
+        QoffSatPos = "qoff_saturated_pos",
+        /// Qoff saturated at -32768.
+        QoffSatNeg = "qoff_saturated_neg",
+        /// Qdelta saturated (either end).
+        QdeltaSat = "qdelta_saturated",
+        /// Qdelta negative (the queue shrank since the last sample).
+        QdeltaNeg = "qdelta_negative",
+        /// Fb saturated (either end) while Qoff did not.
+        FbSat = "fb_saturated",
+        /// The W term is rounded down (w * Qdelta not a multiple of 4, negative).
+        FbFloorNeg = "fb_floor_negative_product",
+        /// An arrival dropped at the queue limit.
+        DropQueue = "drop_queue_limit",
+        /// An arrival dropped at the buffer limit only.
+        DropBuffer = "drop_buffer_limit",
+        /// An arrival fills its queue exactly to the limit.
+        FillsQueue = "arrival_fills_queue_exactly",
+        /// An arrival fills the buffer exactly to the limit.
+        FillsBuffer = "arrival_fills_buffer_exactly",
+        /// A dropped arrival is sampled.
+        SampleDropped = "sample_of_dropped_arrival",
+        /// Arrival and departure on the same queue in one cycle.
+        SameQueue = "arrival_and_departure_same_queue",
+        /// A departure longer than its queue (clamped).
+        DepClamped = "departure_clamped",
+        /// A departure empties its queue exactly.
+        DepEmpties = "departure_empties_queue",
+        /// A rate-limiter tag stripped on departure.
+        Strip = "tag_stripped",
+        /// A message goes to the pending slot.
+        MsgPending = "msg_pending",
+        /// A message is dropped (pending slot full).
+        MsgDropped = "msg_dropped",
+        /// A message decided on the last beat, no pending: back to back.
+        MsgAtLastBeat = "msg_at_last_beat",
+        /// A pending message starts right after a last beat while a new one takes the slot.
+        PendingAndNew = "pending_starts_and_new_pending",
+        /// An arrival on a queue >= NQ.
+        ArrOutOfRange = "arrival_queue_out_of_range",
+        /// A departure on a queue >= NQ.
+        DepOutOfRange = "departure_queue_out_of_range",
+        /// A counter at its maximum.
+        CounterSaturated = "counter_saturated",
+        /// Illegal configuration.
+        ConfigError = "config_error",
+    }
 }
 
 /// The BCN congestion point model.
