@@ -236,7 +236,7 @@ module bcn_cp #(
   // Sampling and feedback
   // ---------------------------------------------------------------------------
   wire [15:0] lfsr;
-  prim_lfsr #(.W(16), .TAPS(16'hB400), .SEED(16'hACE1), .STEPS(16)) u_lfsr (
+  prim_lfsr #(.W(16), .TAPS(32'h0000_B400), .SEED(32'h0000_ACE1), .STEPS(16)) u_lfsr (
     .clk_i   (clk_i),
     .rst_ni  (rst_ni),
     .en_i    (arr_valid_i),
