@@ -39,11 +39,12 @@ module prim_lfsr #(
   reg [W-1:0] state_q, state_d;
   integer     s;
 
+  // The loop runs whatever en_i is (the condition is inside): a loop
+  // variable assigned only under a condition is a latch to synthesis.
   always @(*) begin
     state_d = state_q;
-    if (en_i) begin
-      for (s = 0; s < STEPS; s = s + 1)
-        state_d = (state_d >> 1) ^ (state_d[0] ? T : {W{1'b0}});
+    for (s = 0; s < STEPS; s = s + 1) begin
+      if (en_i) state_d = (state_d >> 1) ^ (state_d[0] ? T : {W{1'b0}});
     end
   end
 

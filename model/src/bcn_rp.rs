@@ -283,14 +283,9 @@ crate::coverage_bins! {
     }
 }
 
-/// Fb = Qoff - floor(W * Qdelta) with W = w / 4, exact, then saturated to
-/// signed 16 bits. (The congestion point's `model::bcn_cp::feedback`, the
-/// same function.)
-pub fn feedback(qoff: i16, qdelta: i16, w: u5) -> i16 {
-    let wq = w.value() as i32 * qdelta as i32;
-    let fb = qoff as i32 - (wq >> 2);
-    fb.clamp(i16::MIN as i32, i16::MAX as i32) as i16
-}
+/// Fb = Qoff - floor(W * Qdelta), saturated: the congestion point's
+/// function, one definition for both ends of the loop.
+pub use crate::bcn_cp::feedback;
 
 /// The exact (unsaturated) Fb, for coverage.
 pub fn feedback_exact(qoff: i16, qdelta: i16, w: u5) -> i32 {

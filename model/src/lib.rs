@@ -14,6 +14,7 @@ pub mod port;
 pub mod stim;
 
 pub mod arbiter;
+pub mod bcn_cp;
 pub mod bcn_rp;
 pub mod credit;
 pub mod mmu;

@@ -17,6 +17,7 @@ pub mod registry;
 pub mod rng;
 
 pub mod arbiter;
+pub mod bcn_cp;
 pub mod bcn_rp;
 pub mod credit;
 pub mod mmu;

@@ -20,6 +20,7 @@ pub fn each<V: Visit>(v: &mut V) {
     v.visit::<model::pfc::Pfc>();
     v.visit::<model::credit::Credit>();
     v.visit::<model::arbiter::Arbiter>();
+    v.visit::<model::bcn_cp::BcnCp>();
     v.visit::<model::bcn_rp::BcnRp>();
     // The RTL primitives, co-simulated as blocks of their own.
     v.visit::<model::prim_lfsr::PrimLfsr>();

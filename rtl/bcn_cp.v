@@ -1,0 +1,430 @@
+// bcn_cp: the BCN congestion point at the egress queues of one switch port.
+//
+// Parameters
+//   NQ  number of egress queues, 1..8 (queue fields on the ports are 3 bits;
+//       a queue >= NQ is ignored and flagged in err_o)
+//   QW  queue depth width in bytes, 14..28 (the total depth has QW + 3 bits)
+//   CW  width of the event counters, 1..32 (they saturate)
+//
+// Per cycle (docs/bcn_cp.md, in this order): a departure releases
+// min(length, depth) bytes of its queue (a longer one is clamped and flagged);
+// an arrival is admitted when it fits both its queue limit and the buffer
+// limit after the release, else dropped and counted; the arrival is sampled
+// when the low 10 bits of the LFSR (prim_lfsr, stepped 16 times per arrival)
+// are below cfg_pm_i; on a sample, with Q the queue's depth at the end of the
+// cycle: Qoff = sat16((Qeq - Q) >>> 6), Qdelta = sat16((Q - Qold) >>> 6),
+// Fb = sat16(Qoff - ((cfg_w_i * Qdelta) >>> 2)), Qold = Q; a message is sent
+// when Fb < 0 or the frame carries a rate-limiter tag. The message is output
+// as parallel fields in the same cycle (msg_*) and as a 64-byte Ethernet frame
+// with FCS (prim_crc32), eight beats from the next cycle on when the
+// transmitter is free, else held in one pending slot, else dropped and counted.
+//
+// Ports: cfg_* held for a run; arr_* / dep_* one arrival and one departure per
+// cycle; msg_*, sample_o, arr_drop_o, dep_strip_o, err_o combinational; the
+// tx_* stream, q_o, tot_o and the counters registered.
+//
+// Golden model: model::bcn_cp (model/src/bcn_cp.rs).
+
+`default_nettype none
+`timescale 1ns / 100ps
+
+module bcn_cp #(
+  parameter integer NQ = 8,
+  parameter integer QW = 24,
+  parameter integer CW = 16
+) (
+  input  wire                 clk_i,
+  input  wire                 rst_ni,
+  // configuration
+  input  wire [47:0]          cfg_cp_sa_i,
+  input  wire [12:0]          cfg_cpid_i,
+  input  wire [2:0]           cfg_pcp_i,
+  input  wire [15:0]          cfg_etype_i,
+  input  wire [NQ*QW-1:0]     cfg_qeq_i,
+  input  wire [QW-1:0]        cfg_qmax_i,
+  input  wire [QW+2:0]        cfg_buf_i,
+  input  wire [4:0]           cfg_w_i,
+  input  wire [10:0]          cfg_pm_i,
+  // arrival (header fields of the arriving frame)
+  input  wire                 arr_valid_i,
+  input  wire [2:0]           arr_queue_i,
+  input  wire [13:0]          arr_len_i,
+  input  wire [47:0]          arr_da_i,
+  input  wire [47:0]          arr_sa_i,
+  input  wire [2:0]           arr_prio_i,
+  input  wire                 arr_rlt_i,
+  input  wire [15:0]          arr_rlt_id_i,
+  // departure
+  input  wire                 dep_valid_i,
+  input  wire [2:0]           dep_queue_i,
+  input  wire [13:0]          dep_len_i,
+  input  wire                 dep_rlt_i,
+  // combinational results of this cycle
+  output wire                 arr_drop_o,
+  output wire                 sample_o,
+  output wire                 msg_valid_o,
+  output wire [47:0]          msg_flow_da_o,
+  output wire [47:0]          msg_sa_o,
+  output wire [2:0]           msg_prio_o,
+  output wire [15:0]          msg_cpid_o,
+  output wire signed [15:0]   msg_qoff_o,
+  output wire signed [15:0]   msg_qdelta_o,
+  output wire signed [15:0]   msg_fb_o,
+  output wire                 msg_rlt_o,
+  output wire [15:0]          msg_rlt_id_o,
+  output wire [31:0]          msg_ts_o,
+  output wire                 dep_strip_o,
+  output wire [2:0]           err_o,
+  // BCN frame stream (registered)
+  output wire                 tx_valid_o,
+  output wire                 tx_last_o,
+  output wire [2:0]           tx_empty_o,
+  output wire [63:0]          tx_data_o,
+  // depths and counters (registered)
+  output wire [NQ*QW-1:0]     q_o,
+  output wire [QW+2:0]        tot_o,
+  output wire [CW-1:0]        samples_o,
+  output wire [CW-1:0]        msgs_o,
+  output wire [CW-1:0]        msg_drops_o,
+  output wire [CW-1:0]        drops_o,
+  output wire [CW-1:0]        strips_o,
+  output wire                 cfg_err_o
+);
+
+  localparam integer TW = QW + 3;            // total depth
+  localparam integer LW = 14;                // frame length
+  localparam integer MW = 16 + 1 + 32 + 16 + 16 + 16 + 3 + 48 + 48;  // a message
+  localparam [31:0] CRC_INIT  = 32'hFFFF_FFFF;
+  localparam [15:0] TPID      = 16'h8100;
+  localparam [15:0] RLT_ETYPE = 16'h22E9;
+
+  // ---------------------------------------------------------------------------
+  // Configuration check
+  // ---------------------------------------------------------------------------
+  reg     qeq_hi;
+  integer k;
+  always @(*) begin
+    qeq_hi = 1'b0;
+    for (k = 0; k < NQ; k = k + 1) begin
+      if (cfg_qeq_i[QW*k +: QW] > cfg_qmax_i) qeq_hi = 1'b1;
+    end
+  end
+  assign cfg_err_o = cfg_cp_sa_i[40] || (cfg_pm_i > 11'd1024) || qeq_hi;
+
+  // ---------------------------------------------------------------------------
+  // Registers (the depths, the LFSR and the counters are primitives below)
+  // ---------------------------------------------------------------------------
+  reg [NQ*QW-1:0] qold_q, qold_d;
+  reg [31:0]      ts_q;
+  reg             tx_busy_q, tx_busy_d;
+  reg [2:0]       tx_beat_q, tx_beat_d;
+  reg [31:0]      tx_crc_q, tx_crc_d;
+  reg             pend_valid_q, pend_valid_d;
+  // The message payloads: data registers, loaded before they are read (the
+  // frame is read only while tx_busy_q, the pending slot only while
+  // pend_valid_q), so not reset.
+  reg [47:0]      cur_sa_q, cur_da_q, pend_sa_q, pend_da_q;
+  reg [2:0]       cur_prio_q, pend_prio_q;
+  reg [15:0]      cur_cpid_q, cur_qoff_q, cur_qdelta_q, cur_rlt_id_q;
+  reg [15:0]      pend_cpid_q, pend_qoff_q, pend_qdelta_q, pend_rlt_id_q;
+  reg [31:0]      cur_ts_q, pend_ts_q;
+  reg             cur_rlt_q, pend_rlt_q;
+  reg [MW-1:0]    cur_d, pend_d;
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      qold_q       <= {NQ*QW{1'b0}};
+      ts_q         <= 32'd0;
+      tx_busy_q    <= 1'b0;
+      tx_beat_q    <= 3'd0;
+      tx_crc_q     <= CRC_INIT;
+      pend_valid_q <= 1'b0;
+    end else begin
+      qold_q       <= qold_d;
+      ts_q         <= ts_q + 32'd1;
+      tx_busy_q    <= tx_busy_d;
+      tx_beat_q    <= tx_beat_d;
+      tx_crc_q     <= tx_crc_d;
+      pend_valid_q <= pend_valid_d;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    {cur_rlt_id_q, cur_rlt_q, cur_ts_q, cur_qdelta_q, cur_qoff_q, cur_cpid_q,
+     cur_prio_q, cur_da_q, cur_sa_q} <= cur_d;
+    {pend_rlt_id_q, pend_rlt_q, pend_ts_q, pend_qdelta_q, pend_qoff_q, pend_cpid_q,
+     pend_prio_q, pend_da_q, pend_sa_q} <= pend_d;
+  end
+
+  // ---------------------------------------------------------------------------
+  // Departure, then arrival (release first)
+  // ---------------------------------------------------------------------------
+  wire [NQ*QW-1:0] q_all;
+  wire [TW-1:0]    tot_q;
+  wire             arr_in = arr_valid_i && ({29'd0, arr_queue_i} < NQ);
+  wire             dep_in = dep_valid_i && ({29'd0, dep_queue_i} < NQ);
+
+  // The values of the arrival's and the departure's queue (queue 0's until
+  // the index matches; an index >= NQ is not used: arr_in / dep_in gate it).
+  reg [QW-1:0] q_a, q_dq, qeq_a, qold_a;
+  always @(*) begin
+    q_a    = q_all[0 +: QW];
+    q_dq   = q_all[0 +: QW];
+    qeq_a  = cfg_qeq_i[0 +: QW];
+    qold_a = qold_q[0 +: QW];
+    for (k = 0; k < NQ; k = k + 1) begin
+      if ({29'd0, arr_queue_i} == k) begin
+        q_a    = q_all[QW*k +: QW];
+        qeq_a  = cfg_qeq_i[QW*k +: QW];
+        qold_a = qold_q[QW*k +: QW];
+      end
+      if ({29'd0, dep_queue_i} == k) q_dq = q_all[QW*k +: QW];
+    end
+  end
+
+  wire [QW-1:0] dep_len = {{(QW-LW){1'b0}}, dep_len_i};
+  wire [QW-1:0] arr_len = {{(QW-LW){1'b0}}, arr_len_i};
+  wire          dep_over = dep_len > q_dq;
+  wire [QW-1:0] rel = !dep_in ? {QW{1'b0}} : dep_over ? q_dq : dep_len;
+  wire          same = dep_queue_i == arr_queue_i;
+  wire [QW-1:0] q1_a = q_a - (same ? rel : {QW{1'b0}});
+  wire [TW-1:0] tot1 = tot_q - {3'd0, rel};
+  wire [QW:0]   need_q = {1'b0, q1_a} + {1'b0, arr_len};
+  wire [TW:0]   need_b = {1'b0, tot1} + {4'd0, arr_len};
+  wire          fits_q = need_q <= {1'b0, cfg_qmax_i};
+  wire          fits_b = need_b <= {1'b0, cfg_buf_i};
+  wire          admit  = arr_in && fits_q && fits_b;
+  wire [QW-1:0] inc    = admit ? arr_len : {QW{1'b0}};
+  // The arrival queue's depth at the end of the cycle.
+  wire [QW-1:0] qn     = q1_a + inc;
+
+  assign arr_drop_o  = arr_in && !admit;
+  assign dep_strip_o = dep_in && dep_rlt_i;
+  assign err_o       = {dep_valid_i && !dep_in, arr_valid_i && !arr_in, dep_in && dep_over};
+
+  genvar g;
+  generate
+    for (g = 0; g < NQ; g = g + 1) begin : gen_q
+      wire unused_sat;
+      prim_sat_cnt #(.W(QW)) u_depth (
+        .clk_i   (clk_i),
+        .rst_ni  (rst_ni),
+        .clr_i   (1'b0),
+        .inc_i   (({29'd0, arr_queue_i} == g) ? inc : {QW{1'b0}}),
+        .dec_i   (({29'd0, dep_queue_i} == g) ? rel : {QW{1'b0}}),
+        .count_o (q_all[QW*g +: QW]),
+        .sat_o   (unused_sat)
+      );
+    end
+  endgenerate
+
+  wire unused_tot_sat;
+  prim_sat_cnt #(.W(TW)) u_tot (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .clr_i   (1'b0),
+    .inc_i   ({3'd0, inc}),
+    .dec_i   ({3'd0, rel}),
+    .count_o (tot_q),
+    .sat_o   (unused_tot_sat)
+  );
+
+  assign q_o   = q_all;
+  assign tot_o = tot_q;
+
+  // ---------------------------------------------------------------------------
+  // Sampling and feedback
+  // ---------------------------------------------------------------------------
+  wire [15:0] lfsr;
+  prim_lfsr #(.W(16), .TAPS(32'h0000_B400), .SEED(32'h0000_ACE1), .STEPS(16)) u_lfsr (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .en_i    (arr_valid_i),
+    .state_o (lfsr)
+  );
+  wire sample = arr_in && ({1'b0, lfsr[9:0]} < cfg_pm_i);
+
+  // x saturated to signed 16 bits: in range when bits 31..15 are all equal.
+  function automatic [15:0] sat16(input [31:0] x);
+    if (x[31:15] == {17{1'b0}} || x[31:15] == {17{1'b1}}) sat16 = x[15:0];
+    else if (x[31])                                        sat16 = 16'h8000;
+    else                                                   sat16 = 16'h7FFF;
+  endfunction
+
+  wire signed [31:0] qoff_x = $signed({{(32-QW){1'b0}}, qeq_a}) - $signed({{(32-QW){1'b0}}, qn});
+  wire signed [31:0] qdel_x = $signed({{(32-QW){1'b0}}, qn}) - $signed({{(32-QW){1'b0}}, qold_a});
+  wire [15:0]        qoff   = sat16(qoff_x >>> 6);
+  wire [15:0]        qdel   = sat16(qdel_x >>> 6);
+  wire signed [31:0] wq     = $signed({27'd0, cfg_w_i}) * $signed({{16{qdel[15]}}, qdel});
+  wire signed [31:0] fb_x   = $signed({{16{qoff[15]}}, qoff}) - (wq >>> 2);
+  wire [15:0]        fb     = sat16(fb_x);
+  wire               msg    = sample && (fb[15] || arr_rlt_i);
+
+  always @(*) begin
+    qold_d = qold_q;
+    for (k = 0; k < NQ; k = k + 1) begin
+      if (sample && {29'd0, arr_queue_i} == k) qold_d[QW*k +: QW] = qn;
+    end
+  end
+
+  wire [15:0] rlt_id = (sample && arr_rlt_i) ? arr_rlt_id_i : 16'd0;
+  wire [15:0] cpid   = {cfg_cpid_i, arr_queue_i};
+  wire [MW-1:0] msg_new = {rlt_id, arr_rlt_i, ts_q, qdel, qoff, cpid, arr_prio_i, arr_da_i, arr_sa_i};
+
+  assign sample_o      = sample;
+  assign msg_valid_o   = msg;
+  assign msg_flow_da_o = sample ? arr_da_i : 48'd0;
+  assign msg_sa_o      = sample ? arr_sa_i : 48'd0;
+  assign msg_prio_o    = sample ? arr_prio_i : 3'd0;
+  assign msg_cpid_o    = sample ? cpid : 16'd0;
+  assign msg_qoff_o    = sample ? qoff : 16'd0;
+  assign msg_qdelta_o  = sample ? qdel : 16'd0;
+  assign msg_fb_o      = sample ? fb : 16'd0;
+  assign msg_rlt_o     = sample && arr_rlt_i;
+  assign msg_rlt_id_o  = rlt_id;
+  assign msg_ts_o      = sample ? ts_q : 32'd0;
+
+  // ---------------------------------------------------------------------------
+  // Transmitter: the frame of cur_*, eight beats
+  // ---------------------------------------------------------------------------
+  function automatic [15:0] l16(input [15:0] a);   // big-endian field, lane order
+    l16 = {a[7:0], a[15:8]};
+  endfunction
+  function automatic [31:0] l32(input [31:0] a);
+    l32 = {l16(a[15:0]), l16(a[31:16])};
+  endfunction
+  function automatic [47:0] l48(input [47:0] a);
+    l48 = {l16(a[15:0]), l16(a[31:16]), l16(a[47:32])};
+  endfunction
+
+  // Frame bytes 0..63, byte b in bits [8b +: 8]; bytes 60..63 (the FCS) are
+  // inserted on the last beat.
+  wire [511:0] head = {
+    32'd0,                                            // 60..63 FCS
+    96'd0,                                            // 48..59 padding
+    cur_rlt_q ? {l16(cur_rlt_id_q), l16(RLT_ETYPE)} : 32'd0,  // 44..47 RLT tag
+    8'd0, cur_prio_q, 5'd0, l16(TPID),                // 40..43 Q-tag of the sampled frame
+    l48(cur_sa_q),                                    // 34..39 its SA
+    l48(cur_da_q),                                    // 28..33 its DA
+    l32(cur_ts_q),                                    // 24..27 timestamp
+    l16(cur_qdelta_q), l16(cur_qoff_q), l16(cur_cpid_q),  // 18..23
+    l16(cfg_etype_i),                                 // 16..17 EtherType
+    8'd0, cfg_pcp_i, 5'd0, l16(TPID),                 // 12..15 802.1Q tag
+    l48(cfg_cp_sa_i),                                 // 6..11 SA
+    l48(cur_sa_q)                                     // 0..5 DA = sampled SA
+  };
+
+  wire        tx_last = tx_busy_q && (tx_beat_q == 3'd7);
+  wire [63:0] tx_raw  = head[{tx_beat_q, 6'd0} +: 64];
+  wire [31:0] tx_crc_next;
+  prim_crc32 u_crc (
+    .crc_i    (tx_crc_q),
+    .data_i   (tx_raw),
+    .nbytes_i (tx_last ? 4'd4 : 4'd8),
+    .crc_o    (tx_crc_next)
+  );
+
+  assign tx_valid_o = tx_busy_q;
+  assign tx_last_o  = tx_last;
+  assign tx_empty_o = 3'd0;
+  assign tx_data_o  = !tx_busy_q ? 64'd0 : tx_last ? {~tx_crc_next, tx_raw[31:0]} : tx_raw;
+
+  wire [MW-1:0] cur_q  = {cur_rlt_id_q, cur_rlt_q, cur_ts_q, cur_qdelta_q, cur_qoff_q,
+                          cur_cpid_q, cur_prio_q, cur_da_q, cur_sa_q};
+  wire [MW-1:0] pend_q = {pend_rlt_id_q, pend_rlt_q, pend_ts_q, pend_qdelta_q, pend_qoff_q,
+                          pend_cpid_q, pend_prio_q, pend_da_q, pend_sa_q};
+  wire free = !tx_busy_q || tx_last;
+  reg  msg_drop;
+  always @(*) begin
+    tx_busy_d    = tx_busy_q;
+    tx_beat_d    = tx_beat_q;
+    tx_crc_d     = tx_crc_q;
+    pend_valid_d = pend_valid_q;
+    cur_d        = cur_q;
+    pend_d       = pend_q;
+    msg_drop     = 1'b0;
+    if (free) begin
+      // The wire is free for a new frame from the next cycle: the pending
+      // message first, this cycle's message into the freed slot.
+      tx_beat_d = 3'd0;
+      tx_crc_d  = CRC_INIT;
+      if (pend_valid_q) begin
+        cur_d        = pend_q;
+        tx_busy_d    = 1'b1;
+        pend_valid_d = msg;
+        if (msg) pend_d = msg_new;
+      end else if (msg) begin
+        cur_d     = msg_new;
+        tx_busy_d = 1'b1;
+      end else begin
+        tx_busy_d = 1'b0;
+      end
+    end else begin
+      tx_beat_d = tx_beat_q + 3'd1;
+      tx_crc_d  = tx_crc_next;
+      if (msg) begin
+        if (pend_valid_q) begin
+          msg_drop = 1'b1;
+        end else begin
+          pend_d       = msg_new;
+          pend_valid_d = 1'b1;
+        end
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // Event counters
+  // ---------------------------------------------------------------------------
+  wire [4:0]    ev = {dep_strip_o, arr_drop_o, msg_drop, msg, sample};
+  wire [5*CW-1:0] cnt;
+  wire [4:0]    unused_cnt_sat;
+  generate
+    for (g = 0; g < 5; g = g + 1) begin : gen_cnt
+      prim_sat_cnt #(.W(CW)) u_cnt (
+        .clk_i   (clk_i),
+        .rst_ni  (rst_ni),
+        .clr_i   (1'b0),
+        .inc_i   ({{(CW-1){1'b0}}, ev[g]}),
+        .dec_i   ({CW{1'b0}}),
+        .count_o (cnt[CW*g +: CW]),
+        .sat_o   (unused_cnt_sat[g])
+      );
+    end
+  endgenerate
+  assign samples_o   = cnt[0 +: CW];
+  assign msgs_o      = cnt[CW +: CW];
+  assign msg_drops_o = cnt[2*CW +: CW];
+  assign drops_o     = cnt[3*CW +: CW];
+  assign strips_o    = cnt[4*CW +: CW];
+
+  wire [5:0] unused_lfsr = lfsr[15:10];
+
+  // ---------------------------------------------------------------------------
+  // Assertions (the spec's invariants), for simulation only
+  // ---------------------------------------------------------------------------
+`ifndef SYNTHESIS
+  reg [TW-1:0] sum_a;
+  integer a, b;
+  always @(*) begin
+    sum_a = {TW{1'b0}};
+    for (b = 0; b < NQ; b = b + 1) sum_a = sum_a + {3'd0, q_all[QW*b +: QW]};
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else begin
+      for (a = 0; a < NQ; a = a + 1) begin
+        if (q_all[QW*a +: QW] > cfg_qmax_i) $error("QueueUnderLimit_A: queue %0d", a);
+      end
+      if (sum_a != tot_q) $error("TotalIsSum_A: %0d != %0d", sum_a, tot_q);
+      if (tot_q > cfg_buf_i) $error("BufferUnderLimit_A: %0d", tot_q);
+      if (!tx_busy_q && (tx_beat_q != 3'd0 || tx_crc_q != CRC_INIT))
+        $error("TxIdleAtRest_A: beat %0d while idle", tx_beat_q);
+      if (pend_valid_q && !tx_busy_q) $error("PendingImpliesBusy_A");
+    end
+  end
+`endif
+
+endmodule
+
+`default_nettype wire

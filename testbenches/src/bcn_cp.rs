@@ -1,0 +1,723 @@
+//! Stimulus for the BCN congestion point (`docs/bcn_cp.md`).
+//!
+//! Configurations cover every runtime field over its legal range with the
+//! edges on purpose: queue limit 0, small and `2^QW - 1`; Qeq 0, equal to the
+//! limit and large enough for Qoff to saturate; a buffer smaller than one
+//! queue's limit and the largest one; W = 0 and 31; Pm = 0, 1/1024, about
+//! 1/100 and 1 (every arrival).
+//!
+//! Traffic ([`BcnCpGen`]) comes in phases over one to three hot queues, each
+//! with its own mode: fill (arrivals every cycle, jumbo frames: the queue
+//! climbs far past Qeq, Qoff and Qdelta saturate, messages pile up in the
+//! pending slot and are dropped), drain, mixed, and hover (closed loop: an
+//! arrival while the queue is below Qeq, a departure while above, often
+//! sized to land exactly on Qeq, on the queue limit or on the buffer limit).
+//! Departures are realised against the golden model ("up to n bytes of what
+//! the queue holds"; a few raw ones are clamped). Flows come from a small set
+//! of stations, a fraction tagged by a rate limiter. A queue index >= NQ now
+//! and then (variants with fewer than 8 queues). One reset in about 3000
+//! cycles.
+
+use crate::rng::Rng;
+use crate::Bench;
+use arbitrary_int::{u11, u13, u14, u3, u5};
+use model::bcn_cp::{
+    BcnCp, BcnCpConfig, BcnCpInputs, BcnCpOutputs, BcnCpParams, BCN_ETHERTYPE, PM_ALWAYS,
+};
+use model::port::mask;
+use model::stim::{Cycle, Generator, Step, Stimulus};
+use model::{Block, PortGroup};
+use proptest::prelude::*;
+
+/// Station addresses (unicast) the flows come from and go to.
+pub const STATIONS: [u64; 4] = [
+    0x02_00_00_00_00_01,
+    0x02_00_00_00_00_02,
+    0x0a_bb_cc_dd_ee_ff,
+    0x00_1b_21_3c_4d_5e,
+];
+
+// ---------------------------------------------------------------------------
+// Configurations
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+struct CfgDraw {
+    sa: u64,
+    cpid: u16,
+    pcp: u8,
+    etype: Option<u16>,
+    qmax_sel: u8,
+    qmax: u64,
+    qeq_sel: [u8; 8],
+    qeq: [u64; 8],
+    buf_sel: u8,
+    buf: u64,
+    w: u8,
+    pm: u16,
+    illegal: Option<u8>,
+}
+
+fn cfg_of(p: &BcnCpParams, d: &CfgDraw) -> BcnCpConfig {
+    let qm = p.qmax();
+    let qmax = match d.qmax_sel {
+        0 => qm,
+        1 => 0,
+        2 => 16_384 + d.qmax % (qm - 16_383),
+        3 => d.qmax % 20_001,
+        _ => (20_000 + d.qmax % 300_000).min(qm),
+    };
+    let mut qeq: Vec<u32> = (0..p.nq)
+        .map(|k| {
+            let v = d.qeq[k];
+            (match d.qeq_sel[k] {
+                0 => 0,
+                1 => qmax,
+                2 => qmax / 2,
+                3 => 26_000.min(qmax),
+                // Large: Qoff saturates on an empty queue when QW >= 22.
+                4 => qmax.saturating_sub(v % 4096),
+                _ => v % (qmax + 1),
+            }) as u32
+        })
+        .collect();
+    let tm = mask(p.tw());
+    let nq = p.nq as u64;
+    let buf = match d.buf_sel {
+        0 => tm,
+        1 => (nq * qmax).min(tm),
+        2 => (qmax / 2 + d.buf % (qmax / 2 + nq * qmax / 2 + 1)).min(tm),
+        _ => d.buf % 50_000,
+    };
+    let mut c = BcnCpConfig {
+        cfg_cp_sa_i: d.sa & !(1 << 40) & mask(48),
+        cfg_cpid_i: u13::new(d.cpid & 0x1fff),
+        cfg_pcp_i: u3::new(d.pcp & 7),
+        cfg_etype_i: d.etype.unwrap_or(BCN_ETHERTYPE),
+        cfg_qeq_i: qeq.clone(),
+        cfg_qmax_i: qmax as u32,
+        cfg_buf_i: buf as u32,
+        cfg_w_i: u5::new(d.w & 31),
+        cfg_pm_i: u11::new(d.pm.min(PM_ALWAYS)),
+    };
+    match d.illegal {
+        Some(0) => c.cfg_cp_sa_i |= 1 << 40,
+        // Just above the legal range, or anywhere above it.
+        Some(1) if d.w.is_multiple_of(2) => c.cfg_pm_i = u11::new(PM_ALWAYS + 1),
+        Some(1) => c.cfg_pm_i = u11::new(PM_ALWAYS + 1 + d.pm % 1023),
+        Some(_) if qmax < qm => {
+            qeq[d.cpid as usize % p.nq] = (qmax + 1 + d.qeq[0] % (qm - qmax)) as u32;
+            c.cfg_qeq_i = qeq;
+        }
+        _ => c.cfg_cp_sa_i |= 1 << 40,
+    }
+    if d.illegal.is_none() {
+        c.cfg_cp_sa_i &= !(1 << 40);
+    }
+    c
+}
+
+/// Configurations for variant `p`.
+pub fn config_strategy(p: &BcnCpParams, illegal: bool) -> BoxedStrategy<BcnCpConfig> {
+    let p = *p;
+    let sel = |n: u8| 0..n;
+    let draw = (
+        (
+            any::<u64>(),
+            any::<u16>(),
+            prop_oneof![3 => Just(7u8), 1 => 0u8..8],
+        ),
+        prop_oneof![4 => Just(None), 1 => any::<u16>().prop_map(Some)],
+        (
+            prop_oneof![4 => Just(0u8), 1 => Just(1u8), 2 => Just(2u8), 1 => Just(3u8), 3 => Just(4u8)],
+            any::<u64>(),
+        ),
+        (
+            proptest::array::uniform8(sel(6)),
+            proptest::array::uniform8(any::<u64>()),
+        ),
+        (sel(4), any::<u64>()),
+        prop_oneof![1 => Just(0u8), 1 => Just(31u8), 2 => Just(8u8), 4 => 0u8..32],
+        prop_oneof![
+            1 => Just(0u16),
+            1 => Just(1u16),
+            3 => Just(10u16),
+            1 => Just(100u16),
+            2 => Just(1023u16),
+            3 => Just(1024u16),
+            3 => 0u16..=1024
+        ],
+        if illegal {
+            prop_oneof![9 => Just(None), 1 => (0u8..3).prop_map(Some)].boxed()
+        } else {
+            Just(None).boxed()
+        },
+    );
+    draw.prop_map(
+        move |(
+            (sa, cpid, pcp),
+            etype,
+            (qmax_sel, qmax),
+            (qeq_sel, qeq),
+            (buf_sel, buf),
+            w,
+            pm,
+            illegal,
+        )| {
+            cfg_of(
+                &p,
+                &CfgDraw {
+                    sa,
+                    cpid,
+                    pcp,
+                    etype,
+                    qmax_sel,
+                    qmax,
+                    qeq_sel,
+                    qeq,
+                    buf_sel,
+                    buf,
+                    w,
+                    pm,
+                    illegal,
+                },
+            )
+        },
+    )
+    .boxed()
+}
+
+// ---------------------------------------------------------------------------
+// Traffic
+// ---------------------------------------------------------------------------
+
+/// What a phase does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Arrivals almost every cycle, few departures.
+    Fill,
+    /// Departures almost every cycle, few arrivals.
+    Drain,
+    /// Both at random rates.
+    Mixed,
+    /// Closed loop around Qeq of the hot queue.
+    Hover,
+}
+
+/// The BCN congestion point's traffic, one cycle at a time.
+pub struct BcnCpGen {
+    p: BcnCpParams,
+    c: BcnCpConfig,
+    rng: Rng,
+    hot: [usize; 3],
+    n_hot: usize,
+    mode: Mode,
+    arr_p: f64,
+    dep_p: f64,
+    len_mode: u8,
+    rlt_p: f64,
+    dep_rlt_p: f64,
+    prio: u8,
+    left: u32,
+}
+
+impl BcnCpGen {
+    /// The generator of configuration `cfg` of variant `p` from `seed`.
+    pub fn new(p: &BcnCpParams, cfg: &BcnCpConfig, seed: u64) -> Self {
+        BcnCpGen {
+            p: *p,
+            c: cfg.clone(),
+            rng: Rng::new(seed, 0xbc0),
+            hot: [0; 3],
+            n_hot: 1,
+            mode: Mode::Mixed,
+            arr_p: 0.0,
+            dep_p: 0.0,
+            len_mode: 0,
+            rlt_p: 0.0,
+            dep_rlt_p: 0.0,
+            prio: 0,
+            left: 0,
+        }
+    }
+
+    fn new_phase(&mut self) {
+        let r = &mut self.rng;
+        self.left = r.range(20, 400) as u32;
+        self.n_hot = r.range(1, 3) as usize;
+        for h in self.hot.iter_mut() {
+            *h = r.below(self.p.nq as u64) as usize;
+        }
+        self.mode = match r.weighted(&[3, 2, 3, 3]) {
+            0 => Mode::Fill,
+            1 => Mode::Drain,
+            2 => Mode::Mixed,
+            _ => Mode::Hover,
+        };
+        let pr = |r: &mut Rng| (r.range(0, 10) as f64 + 0.25) / 10.5;
+        (self.arr_p, self.dep_p) = match self.mode {
+            Mode::Fill => (
+                0.9 + r.range(0, 10) as f64 / 100.0,
+                r.range(0, 3) as f64 / 10.0,
+            ),
+            Mode::Drain => (r.range(0, 3) as f64 / 10.0, 0.9),
+            Mode::Mixed => (pr(r), pr(r)),
+            Mode::Hover => (0.9, 0.9),
+        };
+        // Fill phases mostly with the longest frames: 128 of them take a
+        // queue past 2 MB (Qoff and Qdelta saturate when QW >= 22).
+        self.len_mode = if self.mode == Mode::Fill && r.chance(0.5) {
+            4
+        } else {
+            r.weighted(&[3, 3, 2, 1]) as u8
+        };
+        if self.mode == Mode::Fill {
+            self.left = r.range(100, 600) as u32;
+        }
+        self.rlt_p = [0.0, 0.0, 0.3, 1.0][r.below(4) as usize];
+        self.dep_rlt_p = [0.0, 0.3, 1.0][r.below(3) as usize];
+        self.prio = r.below(8) as u8;
+    }
+
+    fn station(r: &mut Rng) -> u64 {
+        if r.chance(0.8) {
+            r.pick(&STATIONS)
+        } else {
+            r.u64() & mask(48)
+        }
+    }
+}
+
+impl Generator<BcnCp> for BcnCpGen {
+    fn next(&mut self, m: &BcnCp, _: &BcnCpOutputs, i: &mut BcnCpInputs) -> Step {
+        if self.left == 0 {
+            self.new_phase();
+        }
+        self.left -= 1;
+        if self.rng.chance(1.0 / 3000.0) {
+            return Step::Reset;
+        }
+        let st = m.state();
+        let c = &self.c;
+        let nq = self.p.nq;
+        // The queues of this cycle: a hot one, any one, or one past NQ.
+        let pick = |r: &mut Rng, hot: &[usize]| -> usize {
+            match r.weighted(&[8, 2, if nq < 8 { 1 } else { 0 }]) {
+                0 => hot[r.below(hot.len() as u64) as usize],
+                1 => r.below(nq as u64) as usize,
+                _ => r.range(nq as u64, 7) as usize,
+            }
+        };
+        let hot = self.hot;
+        let hot = &hot[..self.n_hot];
+        let aq = pick(&mut self.rng, hot);
+        let dq = pick(&mut self.rng, hot);
+        let depth = |q: usize| if q < nq { st.q_q[q] as u64 } else { 0 };
+        let (mut arr, mut dep) = (self.rng.chance(self.arr_p), self.rng.chance(self.dep_p));
+        if self.mode == Mode::Hover && aq < nq {
+            let below = depth(aq) < c.cfg_qeq_i[aq] as u64;
+            arr &= below || self.rng.chance(0.2);
+            dep &= !below || self.rng.chance(0.2);
+        }
+        let mut len = self_len(&mut self.rng, self.len_mode);
+        let r = &mut self.rng;
+        // Exact landings: on Qeq, on the queue limit, on the buffer limit.
+        if aq < nq && r.chance(0.15) {
+            let q = depth(aq);
+            let target = match r.below(3) {
+                0 => c.cfg_qeq_i[aq] as u64,
+                1 => c.cfg_qmax_i as u64,
+                _ => q + (c.cfg_buf_i as u64).saturating_sub(st.tot_q as u64),
+            };
+            if target > q && target - q <= 16_383 {
+                len = target - q;
+            }
+        }
+        i.arr_valid_i = arr;
+        i.arr_queue_i = u3::new(aq as u8);
+        i.arr_len_i = u14::new(len as u16);
+        i.arr_da_i = Self::station(r);
+        i.arr_sa_i = Self::station(r);
+        i.arr_prio_i = u3::new(if r.chance(0.8) {
+            self.prio
+        } else {
+            r.below(8) as u8
+        });
+        i.arr_rlt_i = r.chance(self.rlt_p);
+        i.arr_rlt_id_i = if r.chance(0.7) {
+            r.below(4) as u16
+        } else {
+            r.u64() as u16
+        };
+        // A departure of up to what the queue holds, a few raw.
+        let have = depth(dq);
+        let dlen = match r.weighted(&[5, 3, 1]) {
+            0 => self_len(r, self.len_mode).min(have),
+            1 => have.min(16_383),
+            _ => r.range(0, 16_383),
+        };
+        dep &= dlen > 0 || r.chance(0.05);
+        i.dep_valid_i = dep;
+        i.dep_queue_i = u3::new(dq as u8);
+        i.dep_len_i = u14::new(dlen as u16);
+        i.dep_rlt_i = r.chance(self.dep_rlt_p);
+        Step::Drive
+    }
+}
+
+fn self_len(r: &mut Rng, mode: u8) -> u64 {
+    match mode {
+        0 => r.range(64, 128),
+        1 => r.range(64, 1518),
+        2 => r.range(9000, 16_383),
+        4 => 16_383,
+        _ if r.bool() => r.pick(&[1, 63, 64, 16_383]),
+        _ => r.range(1, 16_383),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Frames
+// ---------------------------------------------------------------------------
+
+/// Assembles the frames of the transmit stream one cycle at a time.
+#[derive(Clone, Debug, Default)]
+pub struct FrameAssembler {
+    first: u64,
+    bytes: Vec<u8>,
+}
+
+impl FrameAssembler {
+    /// The outputs of cycle `t` (`None` for a reset cycle, which drops a
+    /// frame half-way through); the frame whose last beat this was, with the
+    /// cycle of its first beat.
+    pub fn push(&mut self, t: u64, o: Option<&BcnCpOutputs>) -> Option<(u64, Vec<u8>)> {
+        let Some(o) = o else {
+            self.bytes.clear();
+            return None;
+        };
+        if !o.tx_valid_o {
+            return None;
+        }
+        if self.bytes.is_empty() {
+            self.first = t;
+        }
+        let n = if o.tx_last_o {
+            8 - o.tx_empty_o.value() as usize
+        } else {
+            8
+        };
+        self.bytes
+            .extend((0..n).map(|j| (o.tx_data_o >> (8 * j)) as u8));
+        if o.tx_last_o {
+            return Some((self.first, std::mem::take(&mut self.bytes)));
+        }
+        None
+    }
+}
+
+/// Every frame of `stim` (golden model), with the cycle of its first beat.
+pub fn frames_of(stim: &Stimulus<BcnCp>) -> Result<Vec<(u64, Vec<u8>)>, String> {
+    let mut v = Vec::new();
+    <BcnCp as Bench>::frames(stim, &mut |t, f| v.push((t, f.to_vec())))?;
+    Ok(v)
+}
+
+impl Bench for BcnCp {
+    const GENERATOR_VERSION: u32 = 1;
+    type Gen = BcnCpGen;
+    fn generator(p: &BcnCpParams, cfg: &BcnCpConfig, seed: u64) -> BcnCpGen {
+        BcnCpGen::new(p, cfg, seed)
+    }
+
+    fn config_strategy(p: &BcnCpParams, illegal: bool) -> BoxedStrategy<BcnCpConfig> {
+        config_strategy(p, illegal)
+    }
+
+    fn frames(stim: &Stimulus<BcnCp>, sink: &mut dyn FnMut(u64, &[u8])) -> Result<bool, String> {
+        let (p, cfg) = (&stim.params, &stim.config);
+        let mut src = crate::source(stim)?;
+        let mut m = BcnCp::new(p, cfg);
+        let reset_out = BcnCp::new(p, cfg).step(&BcnCpInputs::zero(p));
+        let mut o = reset_out.clone();
+        let mut i = BcnCpInputs::zero(p);
+        let mut a = FrameAssembler::default();
+        for t in 0..stim.len() {
+            let f = match src.next(&m, &o, &mut i) {
+                Step::Reset => {
+                    m = BcnCp::new(p, cfg);
+                    o.clone_from(&reset_out);
+                    a.push(t, None)
+                }
+                Step::Drive => {
+                    m.step_into(&i, &mut o);
+                    a.push(t, Some(&o))
+                }
+            };
+            if let Some((first, bytes)) = f {
+                sink(first, &bytes);
+            }
+        }
+        Ok(true)
+    }
+
+    fn scenarios() -> Vec<crate::Scenario<BcnCp>> {
+        vec![
+            crate::Scenario {
+                name: "congestion-builds",
+                about: "seed 003 step 1: sources collide on one queue, it crosses Qeq, sampled frames \
+                        (Pm = 1/1024 x 1024 here: every frame) send negative-feedback messages back to their SA",
+                build: scenario::congestion_builds,
+            },
+            crate::Scenario {
+                name: "tagged-settling",
+                about: "seed 003 step 3: every sampled rate-limited (tagged) frame elicits a message, \
+                        also with Fb >= 0; the CP strips the tags on departure",
+                build: scenario::tagged_settling,
+            },
+            crate::Scenario {
+                name: "pending-and-drop",
+                about: "a message decided while a frame is on the wire waits in the pending slot; \
+                        a third one is dropped and counted",
+                build: scenario::pending_and_drop,
+            },
+            crate::Scenario {
+                name: "pm-one-percent",
+                about: "seed 003 step 1: Pm ~ 1/100 (cfg_pm_i = 10, 10/1024): about 1 in 100 arrivals is sampled",
+                build: scenario::pm_one_percent,
+            },
+            crate::Scenario {
+                name: "lossless-buffer",
+                about: "seed 003 step 6: a buffer of (input bandwidth x loop delay) absorbs a burst \
+                        without loss; one frame less of buffer drops",
+                build: || scenario::burst(1500 * 40, 40).0,
+            },
+        ]
+    }
+}
+
+/// Directed scenarios from seed 003.
+pub mod scenario {
+    use super::*;
+
+    /// The default configuration of the default variant with every arrival
+    /// sampled (`cfg_pm_i` = 1024) and Qeq = `qeq` bytes on every queue.
+    pub fn config(qeq: u32, pm: u16) -> (BcnCpParams, BcnCpConfig) {
+        let p = BcnCpParams::default();
+        let mut c = BcnCp::default_config(&p);
+        c.cfg_qeq_i = vec![qeq; p.nq];
+        c.cfg_pm_i = u11::new(pm);
+        (p, c)
+    }
+
+    /// An arrival of `len` bytes on queue `q` from `sa` to `da`.
+    pub fn arrival(q: u8, len: u16, sa: u64, da: u64, rlt: bool) -> BcnCpInputs {
+        let mut i = BcnCpInputs::zero(&BcnCpParams::default());
+        i.arr_valid_i = true;
+        i.arr_queue_i = u3::new(q);
+        i.arr_len_i = u14::new(len);
+        i.arr_sa_i = sa;
+        i.arr_da_i = da;
+        i.arr_prio_i = u3::new(3);
+        i.arr_rlt_i = rlt;
+        i.arr_rlt_id_i = if rlt { 0x0042 } else { 0 };
+        i
+    }
+
+    /// A departure of `len` bytes from queue `q`.
+    pub fn departure(q: u8, len: u16, rlt: bool) -> BcnCpInputs {
+        let mut i = BcnCpInputs::zero(&BcnCpParams::default());
+        i.dep_valid_i = true;
+        i.dep_queue_i = u3::new(q);
+        i.dep_len_i = u14::new(len);
+        i.dep_rlt_i = rlt;
+        i
+    }
+
+    fn stim(
+        p: BcnCpParams,
+        c: BcnCpConfig,
+        cycles: Vec<BcnCpInputs>,
+        seed: u64,
+    ) -> Stimulus<BcnCp> {
+        Stimulus {
+            generated: None,
+            params: p,
+            config: c,
+            cycles: cycles.into_iter().map(Cycle::Drive).collect(),
+            seed,
+        }
+    }
+
+    fn idle() -> BcnCpInputs {
+        BcnCpInputs::zero(&BcnCpParams::default())
+    }
+
+    /// Step 1: four sources send 1500-byte frames to queue 2 at one frame
+    /// per cycle while it drains one frame every other cycle; the queue
+    /// crosses Qeq = 26,000 bytes; every arrival is sampled; from then on
+    /// every message has Fb < 0 and goes back to the frame's SA. Then
+    /// 200 idle cycles while the queue drains.
+    pub fn congestion_builds() -> Stimulus<BcnCp> {
+        let (p, c) = config(26_000, PM_ALWAYS);
+        let mut v = Vec::new();
+        for t in 0..120usize {
+            let mut i = arrival(2, 1500, STATIONS[t % 4], STATIONS[(t + 1) % 4], false);
+            if t % 2 == 1 {
+                let d = departure(2, 1500, false);
+                i.dep_valid_i = d.dep_valid_i;
+                i.dep_queue_i = d.dep_queue_i;
+                i.dep_len_i = d.dep_len_i;
+            }
+            v.push(i);
+        }
+        for _ in 0..60 {
+            v.push(departure(2, 1500, false));
+        }
+        for _ in 0..20 {
+            v.push(idle());
+        }
+        stim(p, c, v, 0xbc1)
+    }
+
+    /// Step 3: a queue held just below Qeq (Fb >= 0 for untagged frames)
+    /// receives alternately tagged and untagged frames: the tagged ones
+    /// (every one sampled) each elicit a message, the untagged ones none;
+    /// the departures of tagged frames are reported stripped.
+    pub fn tagged_settling() -> Stimulus<BcnCp> {
+        let (p, c) = config(40_000, PM_ALWAYS);
+        let mut v = Vec::new();
+        for t in 0..200usize {
+            let mut i = arrival(5, 1000, STATIONS[t % 2], STATIONS[3], t % 2 == 0);
+            if t >= 20 {
+                // Steady: one in, one out (the queue stays at 20 kB).
+                let d = departure(5, 1000, t % 2 == 1);
+                i.dep_valid_i = d.dep_valid_i;
+                i.dep_queue_i = d.dep_queue_i;
+                i.dep_len_i = d.dep_len_i;
+                i.dep_rlt_i = d.dep_rlt_i;
+            }
+            v.push(i);
+        }
+        for _ in 0..20 {
+            v.push(idle());
+        }
+        stim(p, c, v, 0xbc3)
+    }
+
+    /// Three messages in three consecutive cycles: the first starts a frame,
+    /// the second waits in the pending slot, the third is dropped; then a
+    /// fourth on the last beat of the first frame while the second is
+    /// pending: the second starts back to back, the fourth takes the slot.
+    pub fn pending_and_drop() -> Stimulus<BcnCp> {
+        let (p, c) = config(0, PM_ALWAYS);
+        let mut v = Vec::new();
+        for &sa in &STATIONS[..3] {
+            v.push(arrival(0, 1000, sa, STATIONS[3], false));
+        }
+        // Cycle 3..7: beats 1..5 of the first frame; 8 its last beat.
+        for _ in 3..8 {
+            v.push(idle());
+        }
+        v.push(arrival(1, 2000, STATIONS[1], STATIONS[0], false));
+        for _ in 0..30 {
+            v.push(idle());
+        }
+        stim(p, c, v, 0xbc4)
+    }
+
+    /// Pm ~ 1/100: 20,000 arrivals of 64 bytes, departing at once, with
+    /// `cfg_pm_i` = 10.
+    pub fn pm_one_percent() -> Stimulus<BcnCp> {
+        let (p, c) = config(26_000, 10);
+        let mut v = Vec::new();
+        for t in 0..20_000usize {
+            let mut i = arrival((t % 8) as u8, 64, STATIONS[t % 4], STATIONS[2], false);
+            if t > 0 {
+                let d = departure(((t - 1) % 8) as u8, 64, false);
+                i.dep_valid_i = d.dep_valid_i;
+                i.dep_queue_i = d.dep_queue_i;
+                i.dep_len_i = d.dep_len_i;
+            }
+            v.push(i);
+        }
+        stim(p, c, v, 0xbc5)
+    }
+
+    /// Step 6: lossless when buffer >= input bandwidth x control loop delay.
+    /// A source sends 1500-byte frames, one every cycle on top of a
+    /// one-in-two drain, so the queue grows by 750 bytes a cycle; the first
+    /// negative message (Qeq = 0: the first sample) reaches the source
+    /// after `delay` cycles, which then stops. A buffer of `buf` bytes;
+    /// returns the stimulus and the number of drops (model).
+    pub fn burst(buf: u32, delay: usize) -> (Stimulus<BcnCp>, u32) {
+        let (p, mut c) = config(0, PM_ALWAYS);
+        c.cfg_buf_i = buf;
+        c.cfg_qmax_i = mask(p.qw) as u32;
+        let mut m = BcnCp::new(&p, &c);
+        let mut v = Vec::new();
+        let mut stop_at = None;
+        for t in 0..(4 * delay + 40) {
+            let sending = stop_at.is_none_or(|s| t < s);
+            let mut i = if sending {
+                arrival(0, 1500, STATIONS[0], STATIONS[1], false)
+            } else {
+                idle()
+            };
+            if t % 2 == 1 && m.state().q_q[0] >= 1500 {
+                i.dep_valid_i = true;
+                i.dep_queue_i = u3::new(0);
+                i.dep_len_i = u14::new(1500);
+            }
+            let o = m.step(&i);
+            if o.msg_valid_o && stop_at.is_none() {
+                stop_at = Some(t + delay);
+            }
+            v.push(i);
+        }
+        let drops = m.state().drops_q;
+        (stim(p, c, v, 0xbc6), drops)
+    }
+}
+
+#[cfg(test)]
+mod gen_tests {
+    use super::*;
+    use crate::gen_check;
+
+    #[test]
+    fn generator_is_deterministic() {
+        for seed in [1, 7, 0xdead_beef] {
+            gen_check::deterministic::<BcnCp>(seed, 2000);
+        }
+        gen_check::writes_every_field::<BcnCp>(5, 5000);
+    }
+
+    #[test]
+    fn generator_prefix_is_stable() {
+        for seed in [3, 11] {
+            gen_check::prefix_stable::<BcnCp>(seed, 500, 3000);
+        }
+    }
+
+    /// Over a few seeds and 20 000 cycles per variant (legal configurations
+    /// drawn from the seeds), the traffic samples, sends and drops messages,
+    /// drops arrivals, and resets; and reaches the coverage bins but the
+    /// configuration error.
+    #[test]
+    fn traffic_exercises_the_block() {
+        let (mut msgs, mut drops, mut frames) = (0u64, 0u64, 0u64);
+        let (hits, resets) =
+            gen_check::exercise::<BcnCp>(&[1, 2, 3, 4, 5, 6], 20_000, |_, _, o| {
+                msgs += o.msg_valid_o as u64;
+                drops += o.arr_drop_o as u64;
+                frames += (o.tx_valid_o && o.tx_last_o) as u64;
+            });
+        assert!(msgs > 1000, "{msgs} messages");
+        assert!(drops > 1000, "{drops} drops");
+        assert!(frames > 1000, "{frames} frames");
+        assert!(resets > 0, "no reset");
+        let missed = gen_check::missed::<BcnCp>(&hits, &["config_error"]);
+        assert!(missed.is_empty(), "bins never hit: {missed:?}");
+    }
+}

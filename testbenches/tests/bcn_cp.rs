@@ -1,0 +1,506 @@
+//! BCN congestion point: equivalence of golden model and RTL, model
+//! invariants, the frames byte for byte and through tshark, and the directed
+//! scenarios of seed 003 (congestion builds, tagged frames while settling,
+//! Pm ~ 1/100, lossless when buffer >= bandwidth x loop delay).
+
+mod support;
+
+use model::bcn_cp::{
+    bcn_frame, feedback, parse_frame, BcnCp, BcnCpOutputs, BcnCpParams, Msg, FRAME_BYTES, PM_ALWAYS,
+};
+use model::stim::{Cycle, Stimulus};
+use model::Block;
+use proptest::prelude::*;
+use testbenches::bcn_cp::{frames_of, scenario, STATIONS};
+
+#[test]
+fn equivalence_random() {
+    support::equivalence::<BcnCp>(support::cases(256), testbenches::DEFAULT_CYCLES, true);
+}
+
+#[test]
+fn regression_files_replay() {
+    support::regressions::<BcnCp>();
+}
+
+/// The random stimulus reaches every coverage bin (model level, 256 cases
+/// drawn like the equivalence cases from a fixed seed).
+#[test]
+fn random_stimulus_covers_every_bin() {
+    support::random_stimulus_covers_every_bin::<BcnCp>();
+}
+
+/// The message of a cycle's outputs (when `msg_valid_o`).
+fn msg_of(o: &BcnCpOutputs) -> Msg {
+    Msg {
+        sa: o.msg_sa_o,
+        da: o.msg_flow_da_o,
+        prio: o.msg_prio_o.value(),
+        cpid: o.msg_cpid_o,
+        qoff: o.msg_qoff_o.value(),
+        qdelta: o.msg_qdelta_o.value(),
+        ts: o.msg_ts_o,
+        rlt: o.msg_rlt_o,
+        rlt_id: o.msg_rlt_id_o,
+    }
+}
+
+/// Runs `s` on the model: every cycle's outputs (`None` for a reset).
+fn outputs(s: &Stimulus<BcnCp>) -> Vec<Option<BcnCpOutputs>> {
+    let mut m = BcnCp::new(&s.params, &s.config);
+    s.cycles
+        .iter()
+        .map(|c| match c {
+            Cycle::Drive(i) => {
+                let o = m.step(i);
+                if !o.cfg_err_o {
+                    m.assert_invariants();
+                }
+                Some(o)
+            }
+            Cycle::Reset => {
+                m = BcnCp::new(&s.params, &s.config);
+                None
+            }
+        })
+        .collect()
+}
+
+/// Checks the spec on the model, cycle by cycle, against an independent
+/// reading of it: depths and totals, drops, samples only on arrivals, the
+/// feedback from the depths, the message rule, and every message either
+/// transmitted byte for byte as the reference frame (in order) or counted
+/// as dropped.
+fn check_spec(s: &Stimulus<BcnCp>) -> Result<(), TestCaseError> {
+    let p = s.params;
+    let c = &s.config;
+    let mut m = BcnCp::new(&p, c);
+    let mut queue: std::collections::VecDeque<Msg> = Default::default();
+    let mut asm = testbenches::bcn_cp::FrameAssembler::default();
+    let mut qold = vec![0u64; p.nq];
+    for (t, cyc) in s.cycles.iter().enumerate() {
+        let i = match cyc {
+            Cycle::Reset => {
+                m = BcnCp::new(&p, c);
+                queue.clear();
+                asm.push(t as u64, None);
+                qold.iter_mut().for_each(|q| *q = 0);
+                continue;
+            }
+            Cycle::Drive(i) => i,
+        };
+        let before = m.state().clone();
+        let o = m.step(i);
+        let after = m.state();
+        // Depths: what went in minus what went out.
+        let (aq, dq) = (
+            i.arr_queue_i.value() as usize,
+            i.dep_queue_i.value() as usize,
+        );
+        let mut want = before.q_q.clone();
+        if i.dep_valid_i && dq < p.nq {
+            let rel = (i.dep_len_i.value() as u32).min(want[dq]);
+            want[dq] -= rel;
+            prop_assert_eq!(
+                o.err_o.value() & 1 != 0,
+                (i.dep_len_i.value() as u32) > before.q_q[dq]
+            );
+        }
+        let arr_in = i.arr_valid_i && aq < p.nq;
+        if arr_in && !o.arr_drop_o {
+            want[aq] += i.arr_len_i.value() as u32;
+        }
+        prop_assert_eq!(&after.q_q, &want, "cycle {}: depths", t);
+        if arr_in && o.arr_drop_o {
+            let tot: u64 = want.iter().map(|&x| x as u64).sum();
+            prop_assert!(
+                want[aq] as u64 + i.arr_len_i.value() as u64 > c.cfg_qmax_i as u64
+                    || tot + i.arr_len_i.value() as u64 > c.cfg_buf_i as u64,
+                "cycle {}: dropped although it fits",
+                t
+            );
+        }
+        prop_assert!(!o.sample_o || arr_in, "cycle {}: sample without arrival", t);
+        if o.sample_o {
+            let qn = after.q_q[aq] as i64;
+            let qoff = ((c.cfg_qeq_i[aq] as i64 - qn).div_euclid(64)).clamp(-32768, 32767) as i16;
+            let qdelta = ((qn - qold[aq] as i64).div_euclid(64)).clamp(-32768, 32767) as i16;
+            qold[aq] = qn as u64;
+            prop_assert_eq!(o.msg_qoff_o.value(), qoff, "cycle {}", t);
+            prop_assert_eq!(o.msg_qdelta_o.value(), qdelta, "cycle {}", t);
+            let fb = qoff as f64 - (c.cfg_w_i.value() as f64 / 4.0 * qdelta as f64).floor();
+            let fb = fb.clamp(-32768.0, 32767.0) as i16;
+            prop_assert_eq!(o.msg_fb_o.value(), fb, "cycle {}", t);
+            prop_assert_eq!(o.msg_valid_o, fb < 0 || i.arr_rlt_i, "cycle {}", t);
+            prop_assert_eq!(o.msg_sa_o, i.arr_sa_i);
+            prop_assert_eq!(o.msg_cpid_o >> 3, c.cfg_cpid_i.value());
+            prop_assert_eq!(o.msg_cpid_o & 7, aq as u16);
+        } else {
+            prop_assert!(!o.msg_valid_o);
+        }
+        if o.msg_valid_o {
+            if before.pend_valid_q && before.tx_busy_q && before.tx_beat_q.value() != 7 {
+                prop_assert_eq!(after.msg_drops_q, sat(before.msg_drops_q, p.cw, 1));
+            } else {
+                queue.push_back(msg_of(&o));
+            }
+        }
+        if let Some((_, f)) = asm.push(t as u64, Some(&o)) {
+            let want = queue.pop_front();
+            prop_assert!(want.is_some(), "cycle {}: a frame no message asked for", t);
+            prop_assert_eq!(
+                f.as_slice(),
+                &bcn_frame(c, &want.unwrap())[..],
+                "cycle {}",
+                t
+            );
+        }
+        prop_assert!(
+            queue.len() <= 3,
+            "cycle {}: more than one frame and one pending",
+            t
+        );
+    }
+    Ok(())
+}
+
+fn sat(v: u32, cw: u32, inc: u32) -> u32 {
+    (v as u64 + inc as u64).min((1u64 << cw) - 1) as u32
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(support::cases(64)))]
+
+    /// The model against an independent reading of the spec (depths,
+    /// drops, feedback, message rule, frames byte for byte, in order).
+    #[test]
+    fn model_follows_the_spec(
+        stim in proptest::sample::select(BcnCp::variants())
+            .prop_flat_map(|p| testbenches::stimulus_strategy::<BcnCp>(&p, 500..=2000, false))
+    ) {
+        check_spec(&stim)?;
+    }
+
+    /// `feedback` is Qoff - floor(W * Qdelta) with W = w/4, saturated.
+    #[test]
+    fn feedback_is_exact_then_saturated(qoff in any::<i16>(), qdelta in any::<i16>(), w in 0u8..32) {
+        let exact = qoff as f64 - (w as f64 / 4.0 * qdelta as f64).floor();
+        let fb = feedback(qoff, qdelta, arbitrary_int::u5::new(w));
+        prop_assert_eq!(fb as f64, exact.clamp(-32768.0, 32767.0));
+    }
+}
+
+#[test]
+fn every_scenario_follows_the_spec() {
+    for s in <BcnCp as testbenches::Bench>::scenarios() {
+        check_spec(&(s.build)()).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+    }
+}
+
+/// Step 1: the queue crosses Qeq and every message from then on is a
+/// negative feedback to the sampled frame's SA; below Qeq there is none.
+#[test]
+fn congestion_builds_sends_negative_feedback_to_the_sources() {
+    let s = scenario::congestion_builds();
+    let outs = outputs(&s);
+    let mut first = None;
+    let mut sources = std::collections::BTreeSet::new();
+    for (t, o) in outs.iter().enumerate() {
+        let o = o.as_ref().unwrap();
+        assert!(o.sample_o == matches!(&s.cycles[t], Cycle::Drive(i) if i.arr_valid_i));
+        if o.msg_valid_o {
+            first.get_or_insert(t);
+            assert!(o.msg_fb_o.value() < 0, "cycle {t}");
+            assert!(!o.msg_rlt_o);
+            sources.insert(o.msg_sa_o);
+        }
+        if first.is_none() && o.sample_o {
+            assert!(o.q_o[2] < 26_000, "cycle {t}: above Qeq without a message");
+        }
+    }
+    // The queue grows 750 bytes a cycle: Q > Qeq after about 35 cycles
+    // (Qoff < 0; Qdelta > 0 makes Fb negative a little earlier).
+    let first = first.expect("no message");
+    assert!((20..=40).contains(&first), "first message in cycle {first}");
+    assert_eq!(sources.len(), 4, "every source is told");
+    let frames = frames_of(&s).unwrap();
+    assert!(frames.len() > 10);
+    for (_, f) in &frames {
+        let (m, pcp, etype) = parse_frame(f).expect("a BCN frame");
+        assert!(STATIONS.contains(&m.sa));
+        assert_eq!(pcp, 7);
+        assert_eq!(etype, model::bcn_cp::BCN_ETHERTYPE);
+        assert!(feedback(m.qoff, m.qdelta, s.config.cfg_w_i) < 0);
+    }
+    support::lockstep_or_report(&s, "congestion-builds");
+}
+
+/// Step 3: every sampled tagged frame elicits a message (Fb >= 0 here),
+/// no untagged one does; tagged departures are stripped and counted.
+#[test]
+fn tagged_frames_elicit_messages_and_lose_their_tags() {
+    let s = scenario::tagged_settling();
+    let outs = outputs(&s);
+    let (mut tagged, mut msgs, mut strips) = (0, 0, 0);
+    for (c, o) in s.cycles.iter().zip(&outs) {
+        let (Cycle::Drive(i), Some(o)) = (c, o) else {
+            unreachable!()
+        };
+        if i.arr_valid_i {
+            assert!(o.sample_o);
+            assert!(o.msg_fb_o.value() >= 0, "the queue stays below Qeq");
+            assert_eq!(o.msg_valid_o, i.arr_rlt_i);
+            tagged += i.arr_rlt_i as u32;
+        }
+        msgs += o.msg_valid_o as u32;
+        if o.msg_valid_o {
+            assert_eq!(o.msg_rlt_id_o, 0x42);
+        }
+        assert_eq!(o.dep_strip_o, i.dep_valid_i && i.dep_rlt_i);
+        strips += o.dep_strip_o as u32;
+    }
+    assert_eq!(msgs, tagged);
+    assert_eq!(tagged, 100);
+    assert_eq!(strips, 90);
+    let last = outs.last().unwrap().as_ref().unwrap();
+    assert_eq!(last.strips_o, 90);
+    assert_eq!(last.msgs_o, 100);
+    // A message per cycle every other cycle, eight beats a frame: the slot
+    // overflows and the drops are counted.
+    let frames = frames_of(&s).unwrap();
+    assert_eq!(frames.len() as u32 + last.msg_drops_o, 100);
+    for (_, f) in &frames {
+        let (m, _, _) = parse_frame(f).unwrap();
+        assert!(m.rlt && m.rlt_id == 0x42);
+        assert_eq!(&f[44..48], &[0x22, 0xe9, 0x00, 0x42]);
+    }
+    support::lockstep_or_report(&s, "tagged-settling");
+}
+
+/// One frame on the wire, one pending, the third dropped; a message on the
+/// last beat while one is pending: the pending one goes back to back.
+#[test]
+fn pending_slot_and_drop() {
+    let s = scenario::pending_and_drop();
+    let outs = outputs(&s);
+    let o = |t: usize| outs[t].as_ref().unwrap();
+    assert!(o(0).msg_valid_o && o(1).msg_valid_o && o(2).msg_valid_o);
+    assert!(o(1).tx_valid_o, "the first frame starts the next cycle");
+    assert_eq!(o(3).msg_drops_o, 1);
+    assert!(o(8).tx_last_o && o(8).msg_valid_o);
+    let frames = frames_of(&s).unwrap();
+    let got: Vec<(u64, u64)> = frames
+        .iter()
+        .map(|(t, f)| (*t, parse_frame(f).unwrap().0.sa))
+        .collect();
+    // Frames of messages 0, 1 (back to back), then 3 (message 2 dropped).
+    assert_eq!(
+        got,
+        vec![(1, STATIONS[0]), (9, STATIONS[1]), (17, STATIONS[1])]
+    );
+    assert_eq!(parse_frame(&frames[2].1).unwrap().0.cpid & 7, 1);
+    support::lockstep_or_report(&s, "pending-and-drop");
+}
+
+/// Pm = 10/1024 ~ 1/100 (1/102.4): over 20,000 arrivals the LFSR samples
+/// close to that rate.
+#[test]
+fn pm_is_about_one_percent() {
+    let s = scenario::pm_one_percent();
+    let outs = outputs(&s);
+    let n = outs.iter().filter(|o| o.as_ref().unwrap().sample_o).count();
+    let expect = 20_000.0 * 10.0 / 1024.0;
+    assert!(
+        (n as f64 - expect).abs() < 0.15 * expect,
+        "{n} samples, expected about {expect:.0}"
+    );
+    // The compared bits are uniform: Pm = k / 1024 for every k.
+    let (p, c) = scenario::config(0, PM_ALWAYS);
+    let mut m = BcnCp::new(&p, &c);
+    let a = scenario::arrival(0, 64, 1, 2, false);
+    let mut lows = vec![0u32; 1024];
+    for _ in 0..65_535 {
+        lows[(m.state().lfsr_q & 1023) as usize] += 1;
+        let mut i = a.clone();
+        i.dep_valid_i = true;
+        i.dep_len_i = arbitrary_int::u14::new(64);
+        m.step(&i);
+    }
+    assert_eq!(lows[0], 63, "the all-zero state is not visited");
+    assert!(lows[1..].iter().all(|&x| x == 64));
+    support::lockstep_or_report(&s, "pm-one-percent");
+}
+
+/// Step 6: lossless when the buffer holds (input bandwidth x loop delay);
+/// with one byte less the burst overflows it.
+#[test]
+fn buffer_of_bandwidth_times_delay_is_lossless() {
+    for delay in [10usize, 40, 100] {
+        let (s, drops) = scenario::burst(1500 * delay as u32, delay);
+        assert_eq!(drops, 0, "delay {delay}");
+        let peak = {
+            let mut m = BcnCp::new(&s.params, &s.config);
+            let mut peak = 0;
+            for c in &s.cycles {
+                if let Cycle::Drive(i) = c {
+                    m.step(i);
+                    peak = peak.max(m.state().tot_q);
+                }
+            }
+            peak
+        };
+        assert!(peak <= 1500 * delay as u32);
+        let (_, drops) = scenario::burst(peak - 1, delay);
+        assert!(drops > 0, "delay {delay}: a buffer of {} bytes", peak - 1);
+        support::lockstep_or_report(&s, &format!("burst delay {delay}"));
+    }
+}
+
+/// A BCN frame byte for byte (the table of docs/bcn_cp.md).
+#[test]
+fn frame_layout_is_the_documented_one() {
+    let p = BcnCpParams::default();
+    let c = BcnCp::default_config(&p);
+    let m = Msg {
+        sa: 0x02_11_22_33_44_55,
+        da: 0x02_66_77_88_99_aa,
+        prio: 5,
+        cpid: (0x0a5 << 3) | 6,
+        qoff: -2,
+        qdelta: 0x1234,
+        ts: 0xdead_beef,
+        rlt: true,
+        rlt_id: 0xabcd,
+    };
+    let f = bcn_frame(&c, &m);
+    let want_head: [u8; 48] = [
+        0x02, 0x11, 0x22, 0x33, 0x44, 0x55, // DA = sampled SA
+        0x02, 0x00, 0x5e, 0x00, 0xbc, 0x01, // SA = cfg_cp_sa_i
+        0x81, 0x00, 0xe0, 0x00, // 802.1Q, PCP 7
+        0x88, 0xb5, // EtherType
+        0x05, 0x2e, // CPID = 0x0a5 << 3 | 6
+        0xff, 0xfe, // Qoff = -2
+        0x12, 0x34, // Qdelta
+        0xde, 0xad, 0xbe, 0xef, // timestamp
+        0x02, 0x66, 0x77, 0x88, 0x99, 0xaa, // sampled DA
+        0x02, 0x11, 0x22, 0x33, 0x44, 0x55, // sampled SA
+        0x81, 0x00, 0xa0, 0x00, // its Q-tag, PCP 5
+        0x22, 0xe9, 0xab, 0xcd, // its rate-limiter tag
+    ];
+    assert_eq!(&f[..48], &want_head);
+    assert!(f[48..60].iter().all(|&b| b == 0));
+    assert_eq!(f.len(), FRAME_BYTES);
+    // The FCS: the zlib CRC-32, least significant byte first.
+    let fcs = u32::from_le_bytes([f[60], f[61], f[62], f[63]]);
+    assert_eq!(fcs, model::pfc::crc32(&f[..60]));
+    assert_eq!(parse_frame(&f), Some((m, 7, 0x88b5)));
+    let mut bad = f;
+    bad[20] ^= 1;
+    assert_eq!(parse_frame(&bad), None, "a flipped bit fails the FCS");
+    // Untagged: bytes 44..47 are zero.
+    let f = bcn_frame(
+        &c,
+        &Msg {
+            rlt: false,
+            rlt_id: 0,
+            ..m
+        },
+    );
+    assert_eq!(&f[44..48], &[0, 0, 0, 0]);
+}
+
+fn tshark() -> Option<&'static str> {
+    let o = std::process::Command::new("tshark")
+        .arg("--version")
+        .output()
+        .ok()?;
+    o.status.success().then_some("tshark")
+}
+
+/// Frames of a random run go to `out/bcn_cp/frames.pcap`; tshark decodes
+/// each as Ethernet + 802.1Q (PCP 7) + the BCN EtherType with a good FCS,
+/// and the payload bytes are the documented ones (checked here, as BCN
+/// has no Wireshark dissector).
+#[test]
+fn generated_frames_decode_in_tshark() {
+    let p = BcnCpParams::default();
+    let c = BcnCp::default_config(&p);
+    let s = scenario::congestion_builds();
+    let mut frames: Vec<(u64, Vec<u8>)> = frames_of(&s).unwrap();
+    let run = testbenches::generated::<BcnCp>(&p, &c, 5, 3000);
+    frames.extend(
+        frames_of(&run)
+            .unwrap()
+            .into_iter()
+            .map(|(t, f)| (t + 1000, f)),
+    );
+    assert!(frames.len() >= 20, "{} frames", frames.len());
+    let dir = support::out_dir().join("bcn_cp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("frames.pcap");
+    std::fs::write(&path, testbenches::pcap::to_vec(&frames)).unwrap();
+    let Some(ts) = tshark() else {
+        if std::env::var_os("SWITCHSIM_SKIP_TSHARK").is_some() {
+            eprintln!("SKIPPED (SWITCHSIM_SKIP_TSHARK set): tshark is not installed");
+            return;
+        }
+        panic!("tshark is not installed (`make deps` installs it); set SWITCHSIM_SKIP_TSHARK=1 to skip");
+    };
+    let fields = [
+        "eth.dst",
+        "eth.src",
+        "vlan.priority",
+        "vlan.id",
+        "vlan.etype",
+        "eth.fcs.status",
+        "frame.len",
+    ];
+    let mut cmd = std::process::Command::new(ts);
+    cmd.arg("-r")
+        .arg(&path)
+        .args(["-o", "eth.fcs:Always", "-o", "eth.check_fcs:TRUE"]);
+    cmd.args(["-T", "fields", "-E", "separator=,"]);
+    for f in &fields {
+        cmd.args(["-e", f]);
+    }
+    let o = cmd.output().unwrap();
+    assert!(
+        o.status.success(),
+        "tshark failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), frames.len());
+    let mac = |a: u64| {
+        model::pfc::mac_bytes(a)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(":")
+    };
+    for ((_, f), line) in frames.iter().zip(&lines) {
+        let (m, _, _) = parse_frame(f).unwrap();
+        let cols: Vec<&str> = line.split(',').collect();
+        assert_eq!(cols[0], mac(m.sa), "{line}");
+        assert_eq!(cols[1], mac(c.cfg_cp_sa_i), "{line}");
+        assert_eq!(cols[2], "7", "{line}");
+        assert_eq!(cols[3], "0", "{line}");
+        assert_eq!(cols[4], "0x88b5", "{line}");
+        assert_eq!(cols[5], "1", "FCS not good: {line}");
+        assert_eq!(cols[6], "64", "{line}");
+    }
+    // A corrupted copy is flagged bad by tshark: the check above can fail.
+    let mut bad = frames[0].1.clone();
+    bad[21] ^= 4;
+    let badp = dir.join("bad.pcap");
+    std::fs::write(&badp, testbenches::pcap::to_vec(&[(0, bad)])).unwrap();
+    let o = std::process::Command::new(ts)
+        .arg("-r")
+        .arg(&badp)
+        .args(["-o", "eth.fcs:Always", "-o", "eth.check_fcs:TRUE"])
+        .args(["-T", "fields", "-e", "eth.fcs.status"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "0");
+}
