@@ -514,6 +514,7 @@ pub fn update_section(path: &Path, name: &str, md: &str) -> Result<()> {
     let old = std::fs::read_to_string(path).unwrap_or_default();
     let new = match (old.find(&begin), old.find(&end)) {
         (Some(a), Some(b)) if a < b => {
+            let md = keep_other_rows(&old[a + begin.len()..b], md);
             format!("{}{begin}\n{md}{end}{}", &old[..a], &old[b + end.len()..])
         }
         _ => format!("{old}\n{begin}\n{md}{end}\n"),
@@ -527,10 +528,94 @@ pub fn update_file(path: &Path, md: &str) -> Result<()> {
     let old = std::fs::read_to_string(path).unwrap_or_default();
     let new = match (old.find(BEGIN), old.find(END)) {
         (Some(a), Some(b)) if a < b => {
+            let md = keep_other_rows(&old[a + BEGIN.len()..b], md);
             format!("{}{BEGIN}\n{md}{END}{}", &old[..a], &old[b + END.len()..])
         }
         _ => format!("{old}\n{BEGIN}\n{md}{END}\n"),
     };
     std::fs::write(path, new)?;
     Ok(())
+}
+
+/// The first cell of a Markdown table row (`| mmu | ...` gives `mmu`).
+fn first_cell(line: &str) -> Option<&str> {
+    line.strip_prefix('|')?.split('|').next().map(str::trim)
+}
+
+/// `new` (a generated section of one or more tables, one row per block or
+/// per block variant), with the rows of `old`'s tables of the same header
+/// for the blocks `new` does not measure, so that writing the figures of
+/// some blocks keeps the others'. Rows are ordered as the registry lists
+/// the blocks (an unknown name last).
+pub fn keep_other_rows(old: &str, new: &str) -> String {
+    let order = testbenches::registry::names();
+    let rank = |l: &str| {
+        first_cell(l)
+            .and_then(|b| order.iter().position(|n| *n == b))
+            .unwrap_or(usize::MAX)
+    };
+    let old_lines: Vec<&str> = old.lines().collect();
+    let lines: Vec<&str> = new.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut k = 0;
+    while k < lines.len() {
+        let is_table = lines[k].starts_with('|')
+            && lines
+                .get(k + 1)
+                .is_some_and(|l| l.starts_with("|--") || l.starts_with("|:-"));
+        if !is_table {
+            out.push(lines[k].to_string());
+            k += 1;
+            continue;
+        }
+        let (head, rule) = (lines[k], lines[k + 1]);
+        let mut body: Vec<String> = Vec::new();
+        let mut j = k + 2;
+        while j < lines.len() && lines[j].starts_with('|') {
+            body.push(lines[j].to_string());
+            j += 1;
+        }
+        let measured: Vec<String> = body
+            .iter()
+            .filter_map(|l| first_cell(l))
+            .map(String::from)
+            .collect();
+        if let Some(h) = old_lines.iter().position(|l| *l == head) {
+            body.extend(
+                old_lines[h + 2..]
+                    .iter()
+                    .take_while(|l| l.starts_with('|'))
+                    .filter(|l| first_cell(l).is_some_and(|b| !measured.iter().any(|m| m == b)))
+                    .map(|l| l.to_string()),
+            );
+        }
+        body.sort_by_key(|l| rank(l));
+        out.push(head.to_string());
+        out.push(rule.to_string());
+        out.extend(body);
+        k = j;
+    }
+    let mut s = out.join("\n");
+    if new.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod keep_tests {
+    use super::keep_other_rows;
+
+    #[test]
+    fn rows_of_blocks_not_measured_are_kept_in_registry_order() {
+        let old = "x\n| block | v |\n|---|---:|\n| mmu | 1 |\n| pfc | 2 |\n| credit | 3 |\n";
+        let new = "y\n| block | v |\n|---|---:|\n| pfc | 9 |\n";
+        assert_eq!(
+            keep_other_rows(old, new),
+            "y\n| block | v |\n|---|---:|\n| mmu | 1 |\n| pfc | 9 |\n| credit | 3 |\n"
+        );
+        // Another header: nothing carried over.
+        let new2 = "| block | w |\n|---|---:|\n| pfc | 9 |\n";
+        assert_eq!(keep_other_rows(old, new2), new2);
+    }
 }
