@@ -16,7 +16,7 @@ SWITCHSIM   := target/release/switchsim
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PKGS    := verilator iverilog yosys tshark
 
-FUZZ_TIME   ?= 3m
+FUZZ_TIME   ?= 6m
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
