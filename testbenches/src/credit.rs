@@ -20,50 +20,13 @@
 //! fabric inputs (credits and data nobody issued: saturations, underflows,
 //! indices out of range).
 
+use crate::rng::Rng;
 use crate::{rng, Bench};
 use model::credit::{Credit, CreditConfig, CreditInputs, CreditOutputs, CreditParams};
 use model::stim::{Cycle, Generator, Step, Stimulus};
 use model::{Block, PortGroup};
 use proptest::prelude::*;
 use std::collections::VecDeque;
-
-/// A small deterministic generator (SplitMix64) for the directed
-/// closed-loop runs ([`scenario::closed_loop`]) and the realisation of a
-/// [`Scenario`] in the closed-loop property tests. The traffic generator
-/// ([`CreditGen`]) draws from the project's [`crate::rng::Rng`].
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from `seed`.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (0 when `n == 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next_u64() % n
-        }
-    }
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.below(hi - lo + 1)
-    }
-    /// True with probability `pm / 1000`.
-    pub fn chance(&mut self, pm: u32) -> bool {
-        self.below(1000) < pm as u64
-    }
-}
 
 /// The delays and links of the closed loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -893,7 +856,7 @@ pub mod scenario {
     ) -> (Stimulus<Credit>, Stats) {
         let mut m = Credit::new(p, cfg);
         let mut fab = Fabric::new(p, lp);
-        let mut rng = Rng::new(0x5eed);
+        let mut rng = Rng::new(0x5eed, 0);
         let mut st = Stats {
             max_occ: vec![0; p.e],
             link_bytes: vec![0; p.e],

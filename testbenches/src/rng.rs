@@ -57,6 +57,12 @@ impl Rng {
         ((self.u64() >> 11) as f64) < p * (1u64 << 53) as f64
     }
 
+    /// True with probability `pm / 1000` (per mille).
+    #[inline]
+    pub fn chance_pm(&mut self, pm: u32) -> bool {
+        self.below(1000) < pm as u64
+    }
+
     /// An index into `weights`, with probability proportional to its weight.
     #[inline]
     pub fn weighted(&mut self, weights: &[u32]) -> usize {

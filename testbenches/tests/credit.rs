@@ -11,7 +11,8 @@ use proptest::prelude::*;
 use testbenches::credit::scenario::{
     cells, closed_loop, fairness_stimulus, one_port, quiet_config, toy, Stats,
 };
-use testbenches::credit::{Fabric, Lens, Rng, Scenario};
+use testbenches::credit::{Fabric, Lens, Scenario};
+use testbenches::rng::Rng;
 
 #[test]
 fn equivalence_random() {
@@ -57,7 +58,7 @@ fn check_closed_loop(
         .max(1);
     let mut t = 0;
     for ph in &sc.phases {
-        let mut rng = Rng::new(ph.seed);
+        let mut rng = Rng::new(ph.seed, 0);
         for _ in 0..(len * ph.weight as usize / weight) {
             let mut pkts = Vec::new();
             for &v in &ph.hot {
@@ -71,21 +72,21 @@ fn check_closed_loop(
                     for _ in fab.voq[v].len()..2 {
                         pkts.push((v, len));
                     }
-                } else if fab.voq[v].len() < 32 && rng.chance(ph.load_pm) {
+                } else if fab.voq[v].len() < 32 && rng.chance_pm(ph.load_pm) {
                     pkts.push((v, len));
                 }
             }
             for e in 0..p.e {
-                if rng.chance(ph.stall_pm) {
+                if rng.chance_pm(ph.stall_pm) {
                     fab.stall[e] = !fab.stall[e];
                 }
             }
             let occ: Vec<i64> = (0..p.e).map(|e| m.occupancy(e)).collect();
             let mut inp = fab.inputs(&pkts, &occ);
-            if rng.chance(ph.glitch_pm) {
+            if rng.chance_pm(ph.glitch_pm) {
                 let v = rng.below(p.voqs() as u64) as usize;
-                inp.ann_bl_i[v] = rng.chance(500);
-                inp.ann_mt_i[v] = rng.chance(500);
+                inp.ann_bl_i[v] = rng.chance_pm(500);
+                inp.ann_mt_i[v] = rng.chance_pm(500);
             }
             let o = m.step(&inp);
             fab.absorb(&o);
