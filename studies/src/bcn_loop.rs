@@ -96,8 +96,10 @@ impl Default for LoopConfig {
     /// S = 4 sources at 8 B/cycle (e.g. 8 B x 1.25 GHz = 10 Gb/s), 1500 B
     /// frames, drained at half the line rate, 1,000 cycles of control-loop
     /// delay, QCN's Qeq (26,000 B), Gd = 1/128, W = 2, Gi = 1/16, Ru = 1/16
-    /// B/cycle; Pm = 100/1024 (a sample per ~10 frames: 1,500 B frames
-    /// sampled at the seed's 1/100 would take ~10^7 cycles to settle).
+    /// B/cycle; every arrival sampled (Pm = 1024/1024): with 1,500 B frames
+    /// drained at 4 B/cycle a frame arrives every 376 cycles, so the seed's
+    /// Pm of 1/100 would send one message per ~40,000 cycles (40 loop
+    /// delays) and the loop would need ~10^7 cycles to settle.
     fn default() -> Self {
         LoopConfig {
             sources: 4,
@@ -108,7 +110,7 @@ impl Default for LoopConfig {
             ctrl_delay: 1000,
             qeq: 26_000,
             buffer: 150_000,
-            pm: 100,
+            pm: 1024,
             w: 8,
             gd: 7,
             gi: 4,
@@ -643,5 +645,24 @@ mod tests {
         let mut l = ModelLoop::models(&c);
         l.run(60_000).unwrap();
         assert!(l.drops > 0, "buffer {} loses", c.buffer);
+    }
+}
+
+#[cfg(test)]
+mod explore {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn print_default() {
+        let mut c = LoopConfig::default();
+        c.pm = std::env::var("PM").map_or(1024, |v| v.parse().unwrap());
+        let mut l = ModelLoop::models(&c);
+        let t0 = std::time::Instant::now();
+        l.run(1_500_000).unwrap();
+        eprintln!("{:?}", t0.elapsed());
+        for s in l.samples.iter().step_by(100) {
+            eprintln!("{} {} {:?} {}", s.t, s.depth, s.rate, s.msgs);
+        }
+        eprintln!("{:?}", metrics(&l.samples, c.qeq, c.qeq as f64 / 4.0, 375));
     }
 }
