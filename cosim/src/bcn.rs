@@ -47,9 +47,12 @@ pub struct Run {
     pub metrics: Metrics,
 }
 
-/// Convergence band around Qeq: half of Qeq.
+/// Samples the depth is averaged over for the convergence time.
+pub const SMOOTH: usize = 20;
+
+/// Convergence band around Qeq: a quarter of Qeq.
 pub fn band(cfg: &LoopConfig) -> f64 {
-    cfg.qeq as f64 / 2.0
+    cfg.qeq as f64 / 4.0
 }
 
 /// Fairness window: the last quarter of the samples.
@@ -68,7 +71,7 @@ pub fn run(cfg: &LoopConfig, cycles: u64, rtl: bool) -> Result<Run> {
         l.run(cycles).map_err(|e| anyhow!(e))?;
         l.samples
     };
-    let metrics = metrics(&samples, cfg.qeq, band(cfg), window(cycles, cfg));
+    let metrics = metrics(&samples, cfg.qeq, band(cfg), window(cycles, cfg), SMOOTH);
     Ok(Run { samples, metrics })
 }
 
@@ -409,14 +412,15 @@ pub fn cmd_bcn_loop(
 mod tests {
     use super::*;
 
-    /// A short, busy run: small frames, every arrival sampled, so that the
-    /// loop reacts within a few thousand cycles.
+    /// A short, busy run: small frames, a quarter of the arrivals sampled, a
+    /// small buffer: the loop reacts (and loses frames) within a few thousand
+    /// cycles.
     fn short() -> LoopConfig {
         LoopConfig {
             frame_len: 64,
             pm: 256,
             qeq: 2048,
-            buffer: 8192,
+            buffer: 3000,
             ctrl_delay: 40,
             fwd_delay: 3,
             idle: 300,
@@ -432,10 +436,11 @@ mod tests {
         let mut r = rtl_loop(&c, 7).unwrap();
         m.record_outputs();
         r.record_outputs();
-        m.run(4000).unwrap();
-        r.run(4000).unwrap();
+        m.run(20_000).unwrap();
+        r.run(20_000).unwrap();
         // The loop did something: messages, limiters, drops.
         assert!(m.msgs > 10, "{} messages", m.msgs);
+        assert!(m.drops > 0, "no drops");
         assert!(m.samples.iter().any(|s| s.rate.iter().any(|r| *r < c.line_rate)));
         let (mo, ro) = (m.outputs.as_ref().unwrap(), r.outputs.as_ref().unwrap());
         for (t, (a, b)) in mo.iter().zip(ro).enumerate() {

@@ -493,8 +493,9 @@ pub fn jain(x: &[f64]) -> f64 {
 /// Figures of a run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Metrics {
-    /// First sample time from which the depth stays within `band` of Qeq
-    /// (none: it does not settle).
+    /// First sample time from which the depth averaged over the last
+    /// `smooth` samples stays within `band` of Qeq (none: it does not settle,
+    /// or only in the last quarter of the run).
     pub convergence: Option<u64>,
     /// Standard deviation of the depth after settling (or over the second
     /// half when it does not settle), bytes.
@@ -516,13 +517,21 @@ pub struct Metrics {
 }
 
 /// The figures of `samples` (band in bytes around `qeq`; the fairness
-/// window in samples).
-pub fn metrics(samples: &[Sample], qeq: u32, band: f64, window: usize) -> Metrics {
+/// window and the smoothing of the depth for the convergence time in
+/// samples). The oscillation is measured on the raw depth.
+pub fn metrics(samples: &[Sample], qeq: u32, band: f64, window: usize, smooth: usize) -> Metrics {
     let n = samples.len();
-    let inside = |s: &Sample| (s.depth as f64 - qeq as f64).abs() <= band;
+    let smooth = smooth.max(1);
+    let inside = |k: usize| {
+        k + 1 >= smooth && {
+            let w = &samples[k + 1 - smooth..=k];
+            let avg = w.iter().map(|s| s.depth as f64).sum::<f64>() / smooth as f64;
+            (avg - qeq as f64).abs() <= band
+        }
+    };
     let mut first = n;
     for k in (0..n).rev() {
-        if inside(&samples[k]) {
+        if inside(k) {
             first = k;
         } else {
             break;
@@ -576,6 +585,29 @@ mod tests {
     }
 
     #[test]
+    fn metrics_of_a_synthetic_trace() {
+        // Depth 0 for 10 samples, then 1000 +- 100 alternating: converges at
+        // the 11th sample (no smoothing), std-dev 100, peak-to-peak 200.
+        let s: Vec<Sample> = (0..40u64)
+            .map(|k| Sample {
+                t: (k + 1) * 10,
+                depth: if k < 10 { 0 } else if k % 2 == 0 { 1100 } else { 900 },
+                rate: vec![1.0, 1.0],
+                sent: vec![10, if k < 20 { 10 } else { 0 }],
+                msgs: 1,
+                drops: 0,
+            })
+            .collect();
+        let m = metrics(&s, 1000, 150.0, 10, 1);
+        assert_eq!(m.convergence, Some(110));
+        assert!((m.std_dev - 100.0).abs() < 1e-9 && m.peak_to_peak == 200.0);
+        assert!((m.jain - 0.5).abs() < 1e-12, "one of two sources idle");
+        assert_eq!(metrics(&s, 1000, 50.0, 10, 1).convergence, None);
+        // Averaged over pairs the depth is 1000 from the 12th sample on.
+        assert_eq!(metrics(&s, 1000, 50.0, 10, 2).convergence, Some(120));
+    }
+
+    #[test]
     fn congestion_builds_then_sources_decrease() {
         let c = fast();
         let mut l = ModelLoop::models(&c);
@@ -596,7 +628,7 @@ mod tests {
         let c = fast();
         let mut l = ModelLoop::models(&c);
         l.run(400_000).unwrap();
-        let m = metrics(&l.samples, c.qeq, c.qeq as f64, 500);
+        let m = metrics(&l.samples, c.qeq, c.qeq as f64, 500, 1);
         assert!(m.jain > 0.9, "{m:?}");
         let tot: f64 = m.throughput.iter().sum();
         assert!(tot > 0.8 * c.drain && tot <= c.drain * 1.01, "{m:?}");
@@ -663,6 +695,6 @@ mod explore {
         for s in l.samples.iter().step_by(100) {
             eprintln!("{} {} {:?} {}", s.t, s.depth, s.rate, s.msgs);
         }
-        eprintln!("{:?}", metrics(&l.samples, c.qeq, c.qeq as f64 / 4.0, 375));
+        eprintln!("{:?}", metrics(&l.samples, c.qeq, c.qeq as f64 / 4.0, 375, 20));
     }
 }
