@@ -101,7 +101,8 @@ pub fn trace_csv(cfg: &LoopConfig, samples: &[Sample]) -> Result<String> {
     Ok(String::from_utf8(w.into_inner()?)?)
 }
 
-/// Two panels: the queue depth (with Qeq) and each source's rate, against time.
+/// Three panels against time: the queue depth (with Qeq), each source's
+/// limiter rate, each source's throughput (moving mean).
 pub fn trace_charts(cfg: &LoopConfig, samples: &[Sample]) -> Vec<Chart> {
     let kc = |t: u64| t as f64 / 1000.0;
     let depth = samples
@@ -127,6 +128,22 @@ pub fn trace_charts(cfg: &LoopConfig, samples: &[Sample]) -> Vec<Chart> {
             BLACK,
         )
         .dashed()])
+        .collect();
+    let avg = 20usize;
+    let thr = (0..cfg.sources)
+        .map(|k| {
+            Series::new(
+                format!("source {k}"),
+                samples
+                    .windows(avg)
+                    .map(|w| {
+                        let b: u64 = w.iter().map(|s| s.sent[k]).sum();
+                        (kc(w[avg - 1].t), b as f64 / (avg as u64 * cfg.sample_every) as f64)
+                    })
+                    .collect(),
+                PALETTE[k % PALETTE.len()],
+            )
+        })
         .collect();
     vec![
         Chart {
@@ -154,6 +171,14 @@ pub fn trace_charts(cfg: &LoopConfig, samples: &[Sample]) -> Vec<Chart> {
             series: rates,
             x_range: None,
             y_range: Some((0.0, cfg.line_rate * 1.25)),
+        },
+        Chart {
+            title: format!("Source throughput, mean over {avg} samples"),
+            x_label: "time (kcycles)".into(),
+            y_label: "throughput (B/cycle)".into(),
+            series: thr,
+            x_range: None,
+            y_range: None,
         },
     ]
 }
@@ -267,43 +292,61 @@ pub fn sweep_csv(rows: &[SweepRow]) -> Result<String> {
     Ok(String::from_utf8(w.into_inner()?)?)
 }
 
-/// Three panels (Gd, W, delay on x): oscillation amplitude (std-dev and
-/// peak-to-peak / 4, kB) and convergence time (kcycles).
+/// Six panels: oscillation amplitude (std-dev and peak-to-peak of the
+/// depth, kB; top row) and convergence time (kcycles; bottom row, missing
+/// points: not settled) against Gd, W and the control-loop delay.
 pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
-    let panel = |vary: &str, title: &str, xl: &str, x: fn(&SweepRow) -> f64| {
-        let rs: Vec<&SweepRow> = rows.iter().filter(|r| r.vary == vary).collect();
-        let pts = |y: fn(&SweepRow) -> f64| rs.iter().map(|r| (x(r), y(r))).collect::<Vec<_>>();
-        Chart {
-            title: title.into(),
+    type X = fn(&SweepRow) -> f64;
+    let axes: [(&str, &str, X); 3] = [
+        ("gd", "log2(1/Gd)", |r| r.gd as f64),
+        ("w", "W", |r| r.w),
+        ("delay", "control-loop delay (kcycles)", |r| r.delay as f64 / 1000.0),
+    ];
+    let pts = |vary: &str, x: X, y: X| -> Vec<(f64, f64)> {
+        rows.iter()
+            .filter(|r| r.vary == vary)
+            .map(|r| (x(r), y(r)))
+            .collect()
+    };
+    let mut amp = vec![];
+    let mut conv = vec![];
+    for (vary, xl, x) in axes {
+        amp.push(Chart {
+            title: format!("Oscillation vs {xl}"),
             x_label: xl.into(),
-            y_label: "kB  /  kcycles".into(),
+            y_label: "depth (kB)".into(),
             series: vec![
-                Series::new("std-dev of depth (kB)", pts(|r| r.std_dev / 1000.0), PALETTE[0])
+                Series::new("std-dev", pts(vary, x, |r| r.std_dev / 1000.0), PALETTE[0])
                     .with_marker(Marker::Circle),
                 Series::new(
-                    "peak-to-peak / 4 (kB)",
-                    pts(|r| r.peak_to_peak / 4000.0),
+                    "peak-to-peak",
+                    pts(vary, x, |r| r.peak_to_peak / 1000.0),
                     PALETTE[1],
                 )
                 .with_marker(Marker::Square),
-                Series::new(
-                    "convergence (kcycles)",
-                    pts(|r| r.convergence.map_or(f64::NAN, |c| c as f64 / 1000.0)),
-                    PALETTE[2],
-                )
-                .with_marker(Marker::Triangle),
+                Series::new("max depth", pts(vary, x, |r| r.max_depth as f64 / 1000.0), PALETTE[3])
+                    .with_marker(Marker::Cross)
+                    .dashed(),
             ],
             x_range: None,
             y_range: None,
-        }
-    };
-    vec![
-        panel("gd", "Decrease gain", "log2(1/Gd)", |r| r.gd as f64),
-        panel("w", "Derivative weight", "W", |r| r.w),
-        panel("delay", "Control-loop delay", "delay (kcycles)", |r| {
-            r.delay as f64 / 1000.0
-        }),
-    ]
+        });
+        conv.push(Chart {
+            title: format!("Convergence vs {xl}"),
+            x_label: xl.into(),
+            y_label: "convergence (kcycles)".into(),
+            series: vec![Series::new(
+                "convergence (none: not settled)",
+                pts(vary, x, |r| r.convergence.map_or(f64::NAN, |c| c as f64 / 1000.0)),
+                PALETTE[2],
+            )
+            .with_marker(Marker::Triangle)],
+            x_range: None,
+            y_range: None,
+        });
+    }
+    amp.extend(conv);
+    amp
 }
 
 /// Writes `stem.csv`, `stem.svg`, `stem.png` for a trace.
@@ -325,8 +368,8 @@ pub fn write_sweep(rows: &[SweepRow], stem: &std::path::Path) -> Result<()> {
     }
     let charts = sweep_charts(rows);
     std::fs::write(stem.with_extension("csv"), sweep_csv(rows)?)?;
-    std::fs::write(stem.with_extension("svg"), render_svg(&charts, 3, 560, 420)?)?;
-    std::fs::write(stem.with_extension("png"), render_png(&charts, 3, 560, 420)?)?;
+    std::fs::write(stem.with_extension("svg"), render_svg(&charts, 3, 560, 380)?)?;
+    std::fs::write(stem.with_extension("png"), render_png(&charts, 3, 560, 380)?)?;
     Ok(())
 }
 
