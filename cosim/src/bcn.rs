@@ -79,7 +79,12 @@ pub fn run(cfg: &LoopConfig, cycles: u64, rtl: bool) -> Result<Run> {
 /// each source's rate and throughput (bytes per cycle).
 pub fn trace_csv(cfg: &LoopConfig, samples: &[Sample]) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let mut head = vec!["cycle".to_string(), "depth_bytes".into(), "msgs".into(), "drops".into()];
+    let mut head = vec![
+        "cycle".to_string(),
+        "depth_bytes".into(),
+        "msgs".into(),
+        "drops".into(),
+    ];
     head.extend((0..cfg.sources).map(|s| format!("rate{s}")));
     head.extend((0..cfg.sources).map(|s| format!("thr{s}")));
     w.write_record(&head)?;
@@ -138,7 +143,10 @@ pub fn trace_charts(cfg: &LoopConfig, samples: &[Sample]) -> Vec<Chart> {
                     .windows(avg)
                     .map(|w| {
                         let b: u64 = w.iter().map(|s| s.sent[k]).sum();
-                        (kc(w[avg - 1].t), b as f64 / (avg as u64 * cfg.sample_every) as f64)
+                        (
+                            kc(w[avg - 1].t),
+                            b as f64 / (avg as u64 * cfg.sample_every) as f64,
+                        )
                     })
                     .collect(),
                 PALETTE[k % PALETTE.len()],
@@ -214,13 +222,7 @@ pub struct SweepRow {
 pub fn sweep_points(base: &LoopConfig) -> Vec<(&'static str, LoopConfig)> {
     let mut v = vec![];
     for gd in [5u8, 6, 7, 8, 9] {
-        v.push((
-            "gd",
-            LoopConfig {
-                gd,
-                ..base.clone()
-            },
-        ));
+        v.push(("gd", LoopConfig { gd, ..base.clone() }));
     }
     for w in [0u8, 2, 4, 8, 16] {
         v.push(("w", LoopConfig { w, ..base.clone() }));
@@ -300,7 +302,9 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
     let axes: [(&str, &str, X); 3] = [
         ("gd", "log2(1/Gd)", |r| r.gd as f64),
         ("w", "W", |r| r.w),
-        ("delay", "control-loop delay (kcycles)", |r| r.delay as f64 / 1000.0),
+        ("delay", "control-loop delay (kcycles)", |r| {
+            r.delay as f64 / 1000.0
+        }),
     ];
     let pts = |vary: &str, x: X, y: X| -> Vec<(f64, f64)> {
         rows.iter()
@@ -324,9 +328,13 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
                     PALETTE[1],
                 )
                 .with_marker(Marker::Square),
-                Series::new("max depth", pts(vary, x, |r| r.max_depth as f64 / 1000.0), PALETTE[3])
-                    .with_marker(Marker::Cross)
-                    .dashed(),
+                Series::new(
+                    "max depth",
+                    pts(vary, x, |r| r.max_depth as f64 / 1000.0),
+                    PALETTE[3],
+                )
+                .with_marker(Marker::Cross)
+                .dashed(),
             ],
             x_range: None,
             y_range: None,
@@ -337,7 +345,9 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
             y_label: "convergence (kcycles)".into(),
             series: vec![Series::new(
                 "convergence (none: not settled)",
-                pts(vary, x, |r| r.convergence.map_or(f64::NAN, |c| c as f64 / 1000.0)),
+                pts(vary, x, |r| {
+                    r.convergence.map_or(f64::NAN, |c| c as f64 / 1000.0)
+                }),
                 PALETTE[2],
             )
             .with_marker(Marker::Triangle)],
@@ -356,8 +366,14 @@ pub fn write_trace(cfg: &LoopConfig, samples: &[Sample], stem: &std::path::Path)
     }
     let charts = trace_charts(cfg, samples);
     std::fs::write(stem.with_extension("csv"), trace_csv(cfg, samples)?)?;
-    std::fs::write(stem.with_extension("svg"), render_svg(&charts, 1, 900, 400)?)?;
-    std::fs::write(stem.with_extension("png"), render_png(&charts, 1, 900, 400)?)?;
+    std::fs::write(
+        stem.with_extension("svg"),
+        render_svg(&charts, 1, 900, 400)?,
+    )?;
+    std::fs::write(
+        stem.with_extension("png"),
+        render_png(&charts, 1, 900, 400)?,
+    )?;
     Ok(())
 }
 
@@ -368,8 +384,14 @@ pub fn write_sweep(rows: &[SweepRow], stem: &std::path::Path) -> Result<()> {
     }
     let charts = sweep_charts(rows);
     std::fs::write(stem.with_extension("csv"), sweep_csv(rows)?)?;
-    std::fs::write(stem.with_extension("svg"), render_svg(&charts, 3, 560, 380)?)?;
-    std::fs::write(stem.with_extension("png"), render_png(&charts, 3, 560, 380)?)?;
+    std::fs::write(
+        stem.with_extension("svg"),
+        render_svg(&charts, 3, 560, 380)?,
+    )?;
+    std::fs::write(
+        stem.with_extension("png"),
+        render_png(&charts, 3, 560, 380)?,
+    )?;
     Ok(())
 }
 
@@ -388,7 +410,9 @@ pub fn cmd_bcn_loop(
     out: Option<std::path::PathBuf>,
 ) -> Result<u8> {
     if cfg.sources == 0 || cfg.sample_every == 0 || cfg.drain <= 0.0 || cfg.line_rate <= 0.0 {
-        return Err(anyhow!("sources, sample interval, line and drain rates must be positive"));
+        return Err(anyhow!(
+            "sources, sample interval, line and drain rates must be positive"
+        ));
     }
     BcnCp::check(&cfg.cp_params(), &cfg.cp_config())?;
     BcnRp::check(&cfg.rp_params(), &cfg.rp_config())?;
@@ -484,7 +508,10 @@ mod tests {
         // The loop did something: messages, limiters, drops.
         assert!(m.msgs > 10, "{} messages", m.msgs);
         assert!(m.drops > 0, "no drops");
-        assert!(m.samples.iter().any(|s| s.rate.iter().any(|r| *r < c.line_rate)));
+        assert!(m
+            .samples
+            .iter()
+            .any(|s| s.rate.iter().any(|r| *r < c.line_rate)));
         let (mo, ro) = (m.outputs.as_ref().unwrap(), r.outputs.as_ref().unwrap());
         for (t, (a, b)) in mo.iter().zip(ro).enumerate() {
             assert_eq!(a, b, "cycle {t}");

@@ -436,7 +436,8 @@ impl<C: Stepper<BcnCp>, R: Stepper<BcnRp>> BcnLoop<C, R> {
                 self.drops += 1;
                 self.acc_drops += 1;
             } else {
-                self.queue.push_back((stored, arr.is_some_and(|f| f.tag.is_some())));
+                self.queue
+                    .push_back((stored, arr.is_some_and(|f| f.tag.is_some())));
             }
         }
         self.depth = o.q_o[0];
@@ -591,7 +592,13 @@ mod tests {
         let s: Vec<Sample> = (0..40u64)
             .map(|k| Sample {
                 t: (k + 1) * 10,
-                depth: if k < 10 { 0 } else if k % 2 == 0 { 1100 } else { 900 },
+                depth: if k < 10 {
+                    0
+                } else if k % 2 == 0 {
+                    1100
+                } else {
+                    900
+                },
                 rate: vec![1.0, 1.0],
                 sent: vec![10, if k < 20 { 10 } else { 0 }],
                 msgs: 1,
@@ -677,24 +684,5 @@ mod tests {
         let mut l = ModelLoop::models(&c);
         l.run(60_000).unwrap();
         assert!(l.drops > 0, "buffer {} loses", c.buffer);
-    }
-}
-
-#[cfg(test)]
-mod explore {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn print_default() {
-        let mut c = LoopConfig::default();
-        c.pm = std::env::var("PM").map_or(1024, |v| v.parse().unwrap());
-        let mut l = ModelLoop::models(&c);
-        let t0 = std::time::Instant::now();
-        l.run(1_500_000).unwrap();
-        eprintln!("{:?}", t0.elapsed());
-        for s in l.samples.iter().step_by(100) {
-            eprintln!("{} {} {:?} {}", s.t, s.depth, s.rate, s.msgs);
-        }
-        eprintln!("{:?}", metrics(&l.samples, c.qeq, c.qeq as f64 / 4.0, 375, 20));
     }
 }
