@@ -13,6 +13,7 @@
 //! - [`size`]: `switchsim size`, buffer sizing from a link (`studies::sizing`)
 //!   to MMU and credit configurations.
 
+pub mod bcn;
 pub mod bench;
 pub mod cmd;
 pub mod config;

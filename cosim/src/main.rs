@@ -257,6 +257,68 @@ enum Cmd {
     /// per ingress port, credit buffer and quantum, cell-fabric buffer, mean
     /// queues, pipelines; then the MMU and credit configurations as TOML
     /// (see docs/sizing.md).
+    /// The BCN closed loop (seed 003): S sources, each behind a reaction
+    /// point, into one congestion-point queue drained slower than they offer;
+    /// CSV and charts of the queue depth and the sources' rates (see
+    /// docs/bcn.md). With `--sweep`: amplitude and convergence time against
+    /// Gd, W and the control-loop delay.
+    BcnLoop {
+        /// Sources (one reaction point each).
+        #[arg(long, default_value_t = 4)]
+        sources: usize,
+        /// Frame length, bytes.
+        #[arg(long, default_value_t = 1500)]
+        frame_len: u16,
+        /// Line rate of each source, bytes per cycle.
+        #[arg(long, default_value_t = 8.0)]
+        line_rate: f64,
+        /// Drain rate of the congested queue, bytes per cycle (default: half the line rate).
+        #[arg(long)]
+        drain: Option<f64>,
+        /// Control-loop delay (CP message to RP), cycles.
+        #[arg(long, default_value_t = 1000)]
+        delay: u64,
+        /// Forward delay (RP to CP), cycles.
+        #[arg(long, default_value_t = 0)]
+        fwd_delay: u64,
+        /// Gd = 2^-GD.
+        #[arg(long, default_value_t = 7)]
+        gd: u8,
+        /// Gi = 2^-GI.
+        #[arg(long, default_value_t = 4)]
+        gi: u8,
+        /// W, in quarters (0..31): 8 is W = 2.
+        #[arg(long, default_value_t = 8)]
+        w: u8,
+        /// Pm = PM / 1024 (default: every arrival; see docs/bcn.md).
+        #[arg(long, default_value_t = 1024)]
+        pm: u16,
+        /// Qeq, bytes.
+        #[arg(long, default_value_t = 26_000)]
+        qeq: u32,
+        /// CP queue limit, bytes.
+        #[arg(long, default_value_t = 150_000)]
+        buffer: u32,
+        /// Cycles to run.
+        #[arg(long, default_value_t = 1_500_000)]
+        cycles: u64,
+        /// Cycles per sample.
+        #[arg(long, default_value_t = 1000)]
+        sample_every: u64,
+        /// Run both blocks' verilated RTL instead of the models.
+        #[arg(long)]
+        rtl: bool,
+        /// Sweep Gd, W and the delay around the other settings.
+        #[arg(long)]
+        sweep: bool,
+        /// Sweep threads.
+        #[arg(long, default_value_t = 2)]
+        jobs: usize,
+        /// Output stem: STEM.csv, STEM.svg, STEM.png (default out/bcn_loop, or
+        /// out/bcn_sweep with --sweep).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     Size {
         /// Link speed, Gb/s.
         #[arg(long, default_value_t = cosim::size::SizeArgs::default().gbps)]
@@ -461,6 +523,48 @@ fn main() -> ExitCode {
                 jobs,
             },
             &out,
+        ),
+        Cmd::BcnLoop {
+            sources,
+            frame_len,
+            line_rate,
+            drain,
+            delay,
+            fwd_delay,
+            gd,
+            gi,
+            w,
+            pm,
+            qeq,
+            buffer,
+            cycles,
+            sample_every,
+            rtl,
+            sweep,
+            jobs,
+            out,
+        } => cosim::bcn::cmd_bcn_loop(
+            &studies::bcn_loop::LoopConfig {
+                sources,
+                frame_len,
+                line_rate,
+                drain: drain.unwrap_or(line_rate / 2.0),
+                ctrl_delay: delay,
+                fwd_delay,
+                gd,
+                gi,
+                w,
+                pm,
+                qeq,
+                buffer,
+                sample_every,
+                ..Default::default()
+            },
+            cycles,
+            rtl,
+            sweep,
+            jobs,
+            out,
         ),
         Cmd::Size {
             speed,

@@ -2,6 +2,7 @@
 //! I/O. The command line (`switchsim size`) formats them; the testbenches
 //! check them against the golden models.
 //!
+//! - [`bcn_loop`]: the BCN closed loop (seed 003) around the CP and RP models (or their RTL).
 //! - [`sizing`]: buffer sizing from a link (seeds 000 and 001).
 //! - [`stx_analytic`]: the STX delay model of seed 004, eqs (1) to (51).
 //! - [`stx_system`]: the slotted STX switch around the arbiter's golden
@@ -10,6 +11,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bcn_loop;
 pub mod sizing;
 pub mod stx_analytic;
 pub mod stx_system;
