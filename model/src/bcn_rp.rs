@@ -32,6 +32,8 @@ pub const RW: u32 = 24;
 pub const FW: u32 = 16;
 /// Token counter width (bytes with `FW` fraction bits): `LW + FW + 1`.
 pub const TW: u32 = LW + FW + 1;
+/// The token bucket's maximum (`prim_sat_cnt` of `TW` bits).
+const TOK_MAX: u64 = (1 << TW) - 1;
 /// Idle timer width (cycles).
 pub const IDW: u32 = 16;
 
@@ -319,9 +321,6 @@ pub struct BcnRp {
     c: BcnRpConfig,
     cfg_err: bool,
     s: BcnRpState,
-    tok: Vec<SatCnt>,
-    idle: Vec<Timer>,
-    arb: RrArb,
     ev: Events,
 }
 
@@ -370,7 +369,7 @@ impl BcnRp {
 
     /// The token bucket of limiter `j` (bytes << 16).
     pub fn tokens(&self, j: usize) -> u64 {
-        self.tok[j].count
+        self.s.tok_q[j] as u64
     }
 
     /// Checks the spec's invariants; panics with the broken one.
@@ -393,12 +392,12 @@ impl BcnRp {
                 assert_eq!(s.cnt_q[j], 0, "free limiter {j} holds frames");
                 assert_eq!(s.rate_q[j], 0, "free limiter {j}: rate");
                 assert_eq!(s.level_q[j], 0, "free limiter {j}: level");
-                assert_eq!(self.tok[j].count, 0, "free limiter {j}: tokens");
+                assert_eq!(s.tok_q[j], 0, "free limiter {j}: tokens");
             }
             // The bucket holds less than a frame plus K + 1 cycles of rate.
             let bound = ((1u64 << LW) << FW) + (self.p.k as u64 + 1) * (1u64 << RW);
-            assert!(self.tok[j].count < bound, "limiter {j}: tokens");
-            assert!(self.tok[j].count < 1u64 << TW);
+            assert!((s.tok_q[j] as u64) < bound, "limiter {j}: tokens");
+            assert!((s.tok_q[j] as u64) < 1u64 << TW);
         }
         // At most one limiter per key and level.
         for a in 0..self.p.k {
@@ -487,9 +486,6 @@ impl Block for BcnRp {
             c: c.clone(),
             cfg_err: c.cfg_min_rate_i == 0 || c.cfg_min_rate_i > c.cfg_line_rate_i,
             s: BcnRpState::zero(p),
-            tok: vec![SatCnt::new((1 << TW) - 1); p.k],
-            idle: vec![Timer::default(); p.k],
-            arb: RrArb::new(p.k as u32 + 1),
             ev: Events::default(),
         }
     }
@@ -579,7 +575,7 @@ impl Block for BcnRp {
         for j in 0..k {
             if self.s.cnt_q[j] != 0 {
                 let (_, _, len) = self.head(j);
-                if self.tok[j].count >= (len as u64) << FW {
+                if self.s.tok_q[j] as u64 >= (len as u64) << FW {
                     req |= 1 << j;
                 }
             }
@@ -589,7 +585,13 @@ impl Block for BcnRp {
             req |= 1 << k;
         }
         ev.contention = req.count_ones() > 1;
-        let g = self.arb.clock(req, true).map(|g| g as usize);
+        // The arbiter (prim_rr_arb over the K limiters and the bypass).
+        let mut arb = RrArb {
+            n: k as u32 + 1,
+            ptr: self.s.arb_ptr_q as u32,
+        };
+        let g = arb.clock(req, true).map(|g| g as usize);
+        self.s.arb_ptr_q = arb.ptr as u8;
         o.out_valid_o = g.is_some();
         o.out_tag_valid_o = false;
         o.out_tag_id_o = 0;
@@ -751,9 +753,16 @@ impl Block for BcnRp {
             // idle time until the last frame has left.
             let load = a || e;
             let tick = s.valid_q[j] && cnt_q == 0;
-            let rm_idle = self.idle[j].clock(load, idle as u64, tick);
+            let mut timer = Timer {
+                count: s.idle_q[j] as u64,
+            };
+            let rm_idle = timer.clock(load, idle as u64, tick);
             let free = rm_line || rm_idle;
-            self.tok[j].clock(free, tok_inc, tok_dec);
+            let mut bucket = SatCnt {
+                count: s.tok_q[j] as u64,
+                max: TOK_MAX,
+            };
+            bucket.clock(free, tok_inc, tok_dec);
             if free {
                 valid = false;
                 rate = 0;
@@ -761,14 +770,13 @@ impl Block for BcnRp {
             }
             s.valid_q[j] = valid;
             s.rate_q[j] = rate;
-            s.tok_q[j] = self.tok[j].count as u32;
-            s.idle_q[j] = self.idle[j].count as u16;
+            s.tok_q[j] = bucket.count as u32;
+            s.idle_q[j] = timer.count as u16;
             o.rm_line_o[j] = rm_line;
             o.rm_idle_o[j] = rm_idle;
             ev.rm_line |= rm_line;
             ev.rm_idle |= rm_idle;
         }
-        s.arb_ptr_q = self.arb.ptr as u8;
         self.ev = ev;
     }
 }
