@@ -1213,23 +1213,15 @@ pub fn xoff_pattern_strategy(len: usize, scale: usize) -> BoxedStrategy<Vec<u8>>
 // pcap
 // ---------------------------------------------------------------------------
 
-/// A classic pcap file (link type Ethernet) holding `frames` (FCS included),
-/// one microsecond apart.
+/// A pcap file (`crate::pcap`, link type Ethernet) holding `frames` (FCS
+/// included), one microsecond apart.
 pub fn pcap(frames: &[Vec<u8>]) -> Vec<u8> {
     let timed: Vec<(u64, Vec<u8>)> = frames
         .iter()
         .enumerate()
         .map(|(k, f)| (1000 * k as u64, f.clone()))
         .collect();
-    pcap_ns(&timed)
-}
-
-/// A pcap file with nanosecond timestamps (magic `0xa1b23c4d`, link type
-/// Ethernet, FCS included): each frame `(ns, bytes)`. The co-simulation's
-/// waveforms run at one cycle per nanosecond, so a frame whose first beat
-/// is at cycle `c` is stamped `c` ns and lines up with the VCD.
-pub fn pcap_ns(frames: &[(u64, Vec<u8>)]) -> Vec<u8> {
-    crate::pcap::to_vec(frames)
+    crate::pcap::to_vec(&timed)
 }
 
 // ---------------------------------------------------------------------------

@@ -409,14 +409,6 @@ fn frame_layout_is_the_documented_one() {
     assert_eq!(&f[44..48], &[0, 0, 0, 0]);
 }
 
-fn tshark() -> Option<&'static str> {
-    let o = std::process::Command::new("tshark")
-        .arg("--version")
-        .output()
-        .ok()?;
-    o.status.success().then_some("tshark")
-}
-
 /// Frames of a random run go to `out/bcn_cp/frames.pcap`; tshark decodes
 /// each as Ethernet + 802.1Q (PCP 7) + the BCN EtherType with a good FCS,
 /// and the payload bytes are the documented ones (checked here, as BCN
@@ -439,13 +431,6 @@ fn generated_frames_decode_in_tshark() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("frames.pcap");
     std::fs::write(&path, testbenches::pcap::to_vec(&frames)).unwrap();
-    let Some(ts) = tshark() else {
-        if std::env::var_os("SWITCHSIM_SKIP_TSHARK").is_some() {
-            eprintln!("SKIPPED (SWITCHSIM_SKIP_TSHARK set): tshark is not installed");
-            return;
-        }
-        panic!("tshark is not installed (`make deps` installs it); set SWITCHSIM_SKIP_TSHARK=1 to skip");
-    };
     let fields = [
         "eth.dst",
         "eth.src",
@@ -455,23 +440,10 @@ fn generated_frames_decode_in_tshark() {
         "eth.fcs.status",
         "frame.len",
     ];
-    let mut cmd = std::process::Command::new(ts);
-    cmd.arg("-r")
-        .arg(&path)
-        .args(["-o", "eth.fcs:Always", "-o", "eth.check_fcs:TRUE"]);
-    cmd.args(["-T", "fields", "-E", "separator=,"]);
-    for f in &fields {
-        cmd.args(["-e", f]);
-    }
-    let o = cmd.output().unwrap();
-    assert!(
-        o.status.success(),
-        "tshark failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let text = String::from_utf8_lossy(&o.stdout);
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), frames.len());
+    let Some(rows) = support::tshark_fields(&path, &fields) else {
+        return;
+    };
+    assert_eq!(rows.len(), frames.len());
     let mac = |a: u64| {
         model::pfc::mac_bytes(a)
             .iter()
@@ -479,9 +451,9 @@ fn generated_frames_decode_in_tshark() {
             .collect::<Vec<_>>()
             .join(":")
     };
-    for ((_, f), line) in frames.iter().zip(&lines) {
+    for ((_, f), cols) in frames.iter().zip(&rows) {
         let (m, _, _) = parse_frame(f).unwrap();
-        let cols: Vec<&str> = line.split(',').collect();
+        let line = cols.join(",");
         assert_eq!(cols[0], mac(m.sa), "{line}");
         assert_eq!(cols[1], mac(c.cfg_cp_sa_i), "{line}");
         assert_eq!(cols[2], "7", "{line}");
@@ -495,12 +467,6 @@ fn generated_frames_decode_in_tshark() {
     bad[21] ^= 4;
     let badp = dir.join("bad.pcap");
     std::fs::write(&badp, testbenches::pcap::to_vec(&[(0, bad)])).unwrap();
-    let o = std::process::Command::new(ts)
-        .arg("-r")
-        .arg(&badp)
-        .args(["-o", "eth.fcs:Always", "-o", "eth.check_fcs:TRUE"])
-        .args(["-T", "fields", "-e", "eth.fcs.status"])
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "0");
+    let bad_rows = support::tshark_fields(&badp, &["eth.fcs.status"]).unwrap();
+    assert_eq!(bad_rows, vec![vec!["0".to_string()]]);
 }

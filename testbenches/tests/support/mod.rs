@@ -185,3 +185,51 @@ pub fn random_stimulus_covers_every_bin<B: Bench>() {
         B::NAME
     );
 }
+
+/// The `fields` tshark decodes from each frame of the pcap at `path`, one
+/// row per frame, with the Ethernet FCS checked (`eth.fcs.status` is 1 for a
+/// good one). `None` when tshark is not installed and
+/// `SWITCHSIM_SKIP_TSHARK` is set; without that variable a missing tshark
+/// fails the test (`make test` installs it: a run without it must say so
+/// rather than pass on nothing).
+pub fn tshark_fields(path: &Path, fields: &[&str]) -> Option<Vec<Vec<String>>> {
+    let found = std::process::Command::new("tshark")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        if std::env::var_os("SWITCHSIM_SKIP_TSHARK").is_some() {
+            eprintln!(
+                "SKIPPED (SWITCHSIM_SKIP_TSHARK set): tshark is not installed; wrote {} \
+                 without decoding it",
+                path.display()
+            );
+            return None;
+        }
+        panic!(
+            "tshark is not installed (`make deps` installs it); set SWITCHSIM_SKIP_TSHARK=1 \
+             to skip this check explicitly"
+        );
+    }
+    let mut cmd = std::process::Command::new("tshark");
+    cmd.arg("-r")
+        .arg(path)
+        .args(["-o", "eth.fcs:Always", "-o", "eth.check_fcs:TRUE"])
+        .args(["-T", "fields", "-E", "separator=,"]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let o = cmd.output().expect("tshark runs");
+    assert!(
+        o.status.success(),
+        "tshark failed on {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    Some(
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(|l| l.split(',').map(String::from).collect())
+            .collect(),
+    )
+}
