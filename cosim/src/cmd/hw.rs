@@ -370,9 +370,17 @@ pub fn blocks_of(name: &str) -> Result<Vec<&str>> {
     }
 }
 
+/// The options of `switchsim lint`.
+#[derive(clap::Args, Debug)]
+pub struct LintOpts {
+    /// The RTL directory.
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../rtl"))]
+    pub rtl: PathBuf,
+}
+
 /// `switchsim lint`.
-#[allow(clippy::too_many_arguments)]
-pub fn lint_all(rtl: PathBuf) -> Result<u8> {
+pub fn lint_all(o: LintOpts) -> Result<u8> {
+    let LintOpts { rtl } = o;
     let mut failed = 0;
     for b in testbenches::registry::names() {
         for_block(
@@ -386,15 +394,34 @@ pub fn lint_all(rtl: PathBuf) -> Result<u8> {
     Ok(u8::from(failed > 0))
 }
 
+/// The options of `switchsim bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchOpts {
+    /// Blocks to measure (default: all), every verilated variant of each.
+    pub blocks: Vec<String>,
+    /// Target wall time of one lockstep run, per variant (sets the cycle count).
+    #[arg(long, default_value_t = 2.0)]
+    pub seconds: f64,
+    /// Rounds (every figure once per round); the best of each figure is kept.
+    #[arg(long, default_value_t = 5)]
+    pub repeat: usize,
+    /// Update the generated section of this Markdown file (e.g. BENCHMARKS.md).
+    #[arg(long)]
+    pub write: Option<PathBuf>,
+    /// Only the streamed-stimulus figures (and their section of the file).
+    #[arg(long)]
+    pub streamed_only: bool,
+}
+
 /// `switchsim bench`.
-#[allow(clippy::too_many_arguments)]
-pub fn bench_blocks(
-    blocks: Vec<String>,
-    seconds: f64,
-    repeat: usize,
-    write: Option<PathBuf>,
-    streamed_only: bool,
-) -> Result<u8> {
+pub fn bench_blocks(o: BenchOpts) -> Result<u8> {
+    let BenchOpts {
+        blocks,
+        seconds,
+        repeat,
+        write,
+        streamed_only,
+    } = o;
     let names = names_or_all(blocks);
     let mut rows = Vec::new();
     let mut rss = Vec::new();
@@ -443,9 +470,26 @@ pub fn bench_blocks(
     Ok(0)
 }
 
+/// The options of `switchsim soak`.
+#[derive(clap::Args, Debug)]
+pub struct SoakOpts {
+    /// Blocks (default: all).
+    pub blocks: Vec<String>,
+    /// Cycles per block.
+    #[arg(long, default_value_t = 100_000_000)]
+    pub cycles: u64,
+    /// Update the soak section of this Markdown file (e.g. BENCHMARKS.md).
+    #[arg(long)]
+    pub write: Option<PathBuf>,
+}
+
 /// `switchsim soak`.
-#[allow(clippy::too_many_arguments)]
-pub fn soak_blocks(blocks: Vec<String>, cycles: u64, write: Option<PathBuf>) -> Result<u8> {
+pub fn soak_blocks(o: SoakOpts) -> Result<u8> {
+    let SoakOpts {
+        blocks,
+        cycles,
+        write,
+    } = o;
     let names = names_or_all(blocks);
     let exe = std::env::current_exe()?;
     let tmp = PathBuf::from("out/soak");
@@ -474,9 +518,19 @@ pub fn soak_blocks(blocks: Vec<String>, cycles: u64, write: Option<PathBuf>) -> 
     Ok(u8::from(runs.iter().any(|r| !r.passed)))
 }
 
+/// The options of `switchsim synth`.
+#[derive(clap::Args, Debug)]
+pub struct SynthOpts {
+    /// Blocks (default: all).
+    pub blocks: Vec<String>,
+    /// Update the generated section of this Markdown file (e.g. docs/synth.md).
+    #[arg(long)]
+    pub write: Option<PathBuf>,
+}
+
 /// `switchsim synth`.
-#[allow(clippy::too_many_arguments)]
-pub fn synth_blocks(blocks: Vec<String>, write: Option<PathBuf>) -> Result<u8> {
+pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
+    let SynthOpts { blocks, write } = o;
     let names = names_or_all(blocks);
     println!(
         "| block | variant | cells | flip-flops | muxes | yosys s |\n|---|---|---:|---:|---:|---:|"
@@ -511,17 +565,43 @@ pub fn synth_blocks(blocks: Vec<String>, write: Option<PathBuf>) -> Result<u8> {
     Ok(0)
 }
 
+/// The options of `switchsim mutate`.
+#[derive(clap::Args, Debug)]
+pub struct MutateOpts {
+    /// Blocks (default: all).
+    pub blocks: Vec<String>,
+    /// Random cases in the kill set (the default test budget is 256).
+    #[arg(long, default_value_t = 256)]
+    pub cases: usize,
+    /// Mutants evaluated in parallel.
+    #[arg(long, default_value_t = 2)]
+    pub jobs: usize,
+    /// Evaluate only the first N mutants of each block.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Evaluate only these mutants (ids as listed, comma separated), e.g.
+    /// to re-check survivors after strengthening the tests; not with --write.
+    #[arg(long, value_delimiter = ',', conflicts_with = "write")]
+    pub only: Vec<String>,
+    /// Only list the mutants.
+    #[arg(long)]
+    pub list: bool,
+    /// Update the generated section of this Markdown file (e.g. docs/mutation.md).
+    #[arg(long)]
+    pub write: Option<PathBuf>,
+}
+
 /// `switchsim mutate`.
-#[allow(clippy::too_many_arguments)]
-pub fn mutate_blocks(
-    blocks: Vec<String>,
-    cases: usize,
-    jobs: usize,
-    limit: Option<usize>,
-    only: Vec<String>,
-    list: bool,
-    write: Option<PathBuf>,
-) -> Result<u8> {
+pub fn mutate_blocks(o: MutateOpts) -> Result<u8> {
+    let MutateOpts {
+        blocks,
+        cases,
+        jobs,
+        limit,
+        only,
+        list,
+        write,
+    } = o;
     let names = names_or_all(blocks);
     let mut md = (String::new(), String::new());
     let mut worst = 0;

@@ -11,11 +11,11 @@ use testbenches::Bench;
 
 pub mod hw;
 pub mod run;
-pub mod sweep;
+pub mod study;
 
 pub use hw::*;
 pub use run::*;
-pub use sweep::*;
+pub use study::*;
 
 /// The blocks named, or every block of the registry when none is.
 pub fn names_or_all(blocks: Vec<String>) -> Vec<String> {

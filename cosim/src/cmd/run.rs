@@ -362,33 +362,6 @@ pub fn cmd_config<B: Block>(variant: Option<&str>) -> Result<u8> {
     Ok(0)
 }
 
-pub fn cmd_size(
-    a: &crate::size::SizeArgs,
-    mmu: Option<&Path>,
-    credit: Option<&Path>,
-) -> Result<u8> {
-    let s = crate::size::size(a)?;
-    print!("{}", s.text);
-    for (path, toml, what) in [
-        (mmu, s.mmu_toml(), "mmu"),
-        (credit, s.credit_toml(), "credit"),
-    ] {
-        match path {
-            Some(p) => {
-                std::fs::write(p, &toml)
-                    .with_context(|| format!("cannot write {}", p.display()))?;
-                println!(
-                    "wrote {} (switchsim run {what} --config {})",
-                    p.display(),
-                    p.display()
-                );
-            }
-            None => print!("\n{toml}"),
-        }
-    }
-    Ok(0)
-}
-
 pub fn list_block<B: Bench>() -> Result<u8> {
     let labels: Vec<String> = B::variants().iter().map(|v| v.label()).collect();
     let scen: Vec<&str> = B::scenarios().iter().map(|s| s.name).collect();
@@ -401,20 +374,55 @@ pub fn list_block<B: Bench>() -> Result<u8> {
     Ok(0)
 }
 
+/// The options of `switchsim fuzz`.
+#[derive(clap::Args, Debug)]
+pub struct FuzzOpts {
+    /// Block to fuzz, or `all` (the budget is split between blocks).
+    #[arg(default_value = "all")]
+    pub block: String,
+    /// Number of cases (of this shard).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub cases: Option<u64>,
+    /// Time budget, e.g. `90s`, `5m`.
+    #[arg(long, value_parser = parse_duration)]
+    pub time: Option<Duration>,
+    /// Cycles per case.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub cycles: u64,
+    /// Threads running cases (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
+    /// Base seed of the campaign.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Run only shard I of N (`I/N`, 0-based): N jobs share one campaign without overlap.
+    #[arg(long, value_parser = parse_shard, default_value = "0/1")]
+    pub shard: (u64, u64),
+    /// Fail (exit 1) if a coverage bin is never hit.
+    #[arg(long)]
+    pub require_coverage: bool,
+    /// Output directory.
+    #[arg(long, default_value = "out")]
+    pub out: PathBuf,
+    /// Print a machine-readable summary (JSON).
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// `switchsim fuzz`.
-#[allow(clippy::too_many_arguments)]
-pub fn fuzz_blocks(
-    block: String,
-    cases: Option<u64>,
-    time: Option<Duration>,
-    cycles: u64,
-    seed: u64,
-    shard: (u64, u64),
-    require_coverage: bool,
-    out: PathBuf,
-    json: bool,
-    jobs: Option<u64>,
-) -> Result<u8> {
+pub fn fuzz_blocks(o: FuzzOpts) -> Result<u8> {
+    let FuzzOpts {
+        block,
+        cases,
+        time,
+        cycles,
+        seed,
+        shard,
+        require_coverage,
+        out,
+        json,
+        jobs,
+    } = o;
     let blocks = blocks_of(&block)?;
     if cases.is_none() && time.is_none() {
         bail!("give a budget: --cases N and/or --time DURATION");
@@ -445,9 +453,27 @@ pub fn fuzz_blocks(
     Ok(worst)
 }
 
+/// The options of `switchsim replay`.
+#[derive(clap::Args, Debug)]
+pub struct ReplayOpts {
+    /// The repro file (written on a mismatch, or by hand).
+    pub file: PathBuf,
+    /// Replay a configuration the hardware flags as illegal (the RTL
+    /// must raise its configuration error; fuzz cases do this on purpose).
+    #[arg(long)]
+    pub illegal_config: bool,
+    /// Output directory.
+    #[arg(long, default_value = "out")]
+    pub out: PathBuf,
+}
+
 /// `switchsim replay`.
-#[allow(clippy::too_many_arguments)]
-pub fn replay_file(file: PathBuf, out: PathBuf, illegal_config: bool) -> Result<u8> {
+pub fn replay_file(o: ReplayOpts) -> Result<u8> {
+    let ReplayOpts {
+        file,
+        out,
+        illegal_config,
+    } = o;
     let text = std::fs::read_to_string(&file)
         .with_context(|| format!("cannot read {}", file.display()))?;
     let block = text
@@ -474,21 +500,63 @@ pub fn list_all() -> Result<u8> {
     Ok(0)
 }
 
+/// The options of `switchsim run`.
+#[derive(clap::Args, Debug)]
+pub struct RunOpts {
+    /// Block to simulate, or `all`.
+    #[arg(default_value = "mmu")]
+    pub block: String,
+    /// Structural variant (see `switchsim list`); default: the block's first.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Configuration file (TOML); default: the block's default configuration.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Draw the configuration from the seed too.
+    #[arg(long, conflicts_with = "config")]
+    pub random_config: bool,
+    /// Seed of the traffic (and of the RTL's random initial state).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Cycles to run (any number: the traffic is streamed, memory stays flat).
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub cycles: u64,
+    /// Output directory for waveforms and repro files.
+    #[arg(long, default_value = "out")]
+    pub out: PathBuf,
+    /// After a passing run, write waveforms of its first N cycles (0: none).
+    #[arg(long, default_value_t = 0)]
+    pub vcd_cycles: u64,
+    /// Threads: 1, 2 (the model runs ahead of the RTL on a second
+    /// thread), or `auto` (2 for runs of a million cycles or more on a
+    /// machine with two cores or more).
+    #[arg(long, default_value = "auto", value_parser = parse_threads)]
+    pub threads: Threads,
+    /// Flip the lowest bit of the model's output PORT in stimulus cycle
+    /// CYCLE (`PORT@CYCLE`): a stand-in for a bug, to see the mismatch
+    /// path end to end. The repro file holds the traffic, not the fault.
+    #[arg(long, value_name = "PORT@CYCLE", value_parser = lockstep::Fault::parse)]
+    pub inject_fault: Option<lockstep::Fault>,
+    /// Print a machine-readable summary (JSON) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// `switchsim run`.
-#[allow(clippy::too_many_arguments)]
-pub fn run_blocks(
-    block: String,
-    variant: Option<String>,
-    config: Option<PathBuf>,
-    random_config: bool,
-    seed: u64,
-    cycles: u64,
-    out: PathBuf,
-    vcd_cycles: u64,
-    json: bool,
-    threads: Threads,
-    inject_fault: Option<lockstep::Fault>,
-) -> Result<u8> {
+pub fn run_blocks(o: RunOpts) -> Result<u8> {
+    let RunOpts {
+        block,
+        variant,
+        config,
+        random_config,
+        seed,
+        cycles,
+        out,
+        vcd_cycles,
+        json,
+        threads,
+        inject_fault,
+    } = o;
     let a = RunArgs {
         variant: variant.as_deref(),
         config: config.as_deref(),

@@ -1,4 +1,6 @@
-//! `sweep`: the STX system sweep and its charts.
+//! The studies: `sweep` (the STX system against its analytic model),
+//! `bcn-loop` (the BCN closed loop) and `size` (buffer sizing), with their
+//! options.
 
 use anyhow::{anyhow, bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -37,7 +39,7 @@ pub fn cmd_sweep_plot(csv: &Path) -> Result<u8> {
     Ok(0)
 }
 
-pub fn cmd_sweep(spec: crate::stx::SweepSpec, out: &Path) -> Result<u8> {
+fn sweep_points(spec: crate::stx::SweepSpec, out: &Path) -> Result<u8> {
     use crate::stx::{csv_text, sweep};
     let plots = sweep_plot_paths(out)?;
     if !spec.rtt.is_multiple_of(2) || !(2..=126).contains(&spec.rtt) {
@@ -96,4 +98,275 @@ pub fn cmd_sweep(spec: crate::stx::SweepSpec, out: &Path) -> Result<u8> {
     );
     write_sweep_plot(&text, out, &plots)?;
     Ok(u8::from(points.iter().any(|p| !p.complete)))
+}
+
+/// The options of `switchsim sweep`.
+#[derive(clap::Args, Debug)]
+pub struct SweepOpts {
+    /// Ports.
+    #[arg(long, default_value_t = 64)]
+    pub n: usize,
+    /// Round trip in slots (even, 2..=126).
+    #[arg(long, default_value_t = 64)]
+    pub rtt: u64,
+    /// Receivers per output, one STX curve each (comma separated).
+    #[arg(long, value_delimiter = ',', default_value = "1,2,8")]
+    pub r: Vec<usize>,
+    /// Loads (comma separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9"
+    )]
+    pub loads: Vec<f64>,
+    /// iSLIP iterations (the paper: 6).
+    #[arg(long, default_value_t = 6)]
+    pub iters: usize,
+    /// Warm-up slots per point.
+    #[arg(long, default_value_t = 4000)]
+    pub warmup: u64,
+    /// Measured slots per point (cells arriving in them are measured).
+    #[arg(long, default_value_t = 30_000)]
+    pub slots: u64,
+    /// Traffic seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Bursty on/off traffic with this mean burst length instead of
+    /// uniform Bernoulli.
+    #[arg(long)]
+    pub burst: Option<f64>,
+    /// Run the arbiter's verilated RTL instead of its model.
+    #[arg(long)]
+    pub rtl: bool,
+    /// Worker threads.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Output CSV file; the plots go beside it, with extensions `.svg` and
+    /// `.png`.
+    #[arg(long, default_value = "out/stx_sweep.csv")]
+    pub out: PathBuf,
+    /// Simulate nothing: plot an existing sweep CSV to an SVG and a PNG
+    /// beside it.
+    #[arg(
+        long,
+        value_name = "CSV",
+        conflicts_with_all = [
+            "n", "rtt", "r", "loads", "iters", "warmup", "slots", "seed", "burst", "rtl",
+            "jobs", "out",
+        ]
+    )]
+    pub plot_only: Option<PathBuf>,
+}
+
+/// `switchsim sweep`.
+pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
+    if let Some(csv) = &o.plot_only {
+        return cmd_sweep_plot(csv);
+    }
+    sweep_points(
+        crate::stx::SweepSpec {
+            n: o.n,
+            rtt: o.rtt,
+            rs: o.r,
+            loads: o.loads,
+            iters: o.iters,
+            warmup: o.warmup,
+            slots: o.slots,
+            seed: o.seed,
+            traffic: o.burst.map_or(crate::stx::TrafficKind::Bernoulli, |b| {
+                crate::stx::TrafficKind::OnOff(b)
+            }),
+            rtl: o.rtl,
+            jobs: o.jobs,
+        },
+        &o.out,
+    )
+}
+
+/// The options of `switchsim bcn-loop`.
+#[derive(clap::Args, Debug)]
+pub struct BcnLoopOpts {
+    /// Sources (one reaction point each).
+    #[arg(long, default_value_t = 4)]
+    pub sources: usize,
+    /// Frame length, bytes.
+    #[arg(long, default_value_t = 1500)]
+    pub frame_len: u16,
+    /// Line rate of each source, bytes per cycle.
+    #[arg(long, default_value_t = 8.0)]
+    pub line_rate: f64,
+    /// Drain rate of the congested queue, bytes per cycle (default: half the line rate).
+    #[arg(long)]
+    pub drain: Option<f64>,
+    /// Control-loop delay (CP message to RP), cycles.
+    #[arg(long, default_value_t = 1000)]
+    pub delay: u64,
+    /// Forward delay (RP to CP), cycles.
+    #[arg(long, default_value_t = 0)]
+    pub fwd_delay: u64,
+    /// Gd = 2^-GD.
+    #[arg(long, default_value_t = 7)]
+    pub gd: u8,
+    /// Gi = 2^-GI.
+    #[arg(long, default_value_t = 4)]
+    pub gi: u8,
+    /// W, in quarters (0..31): 8 is W = 2.
+    #[arg(long, default_value_t = 8)]
+    pub w: u8,
+    /// Pm = PM / 1024 (default: every arrival; see docs/bcn.md).
+    #[arg(long, default_value_t = 1024)]
+    pub pm: u16,
+    /// Qeq, bytes.
+    #[arg(long, default_value_t = 26_000)]
+    pub qeq: u32,
+    /// CP queue limit, bytes.
+    #[arg(long, default_value_t = 150_000)]
+    pub buffer: u32,
+    /// Cycles to run.
+    #[arg(long, default_value_t = 1_500_000)]
+    pub cycles: u64,
+    /// Cycles per sample.
+    #[arg(long, default_value_t = 1000)]
+    pub sample_every: u64,
+    /// Run both blocks' verilated RTL instead of the models.
+    #[arg(long)]
+    pub rtl: bool,
+    /// Sweep Gd, W and the delay around the other settings.
+    #[arg(long)]
+    pub sweep: bool,
+    /// Sweep threads.
+    #[arg(long, default_value_t = 2)]
+    pub jobs: usize,
+    /// Output stem: STEM.csv, STEM.svg, STEM.png (default out/bcn_loop, or
+    /// out/bcn_sweep with --sweep).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// `switchsim bcn-loop`.
+pub fn cmd_bcn_loop(o: BcnLoopOpts) -> Result<u8> {
+    crate::bcn::cmd_bcn_loop(
+        &studies::bcn_loop::LoopConfig {
+            sources: o.sources,
+            frame_len: o.frame_len,
+            line_rate: o.line_rate,
+            drain: o.drain.unwrap_or(o.line_rate / 2.0),
+            ctrl_delay: o.delay,
+            fwd_delay: o.fwd_delay,
+            gd: o.gd,
+            gi: o.gi,
+            w: o.w,
+            pm: o.pm,
+            qeq: o.qeq,
+            buffer: o.buffer,
+            sample_every: o.sample_every,
+            ..Default::default()
+        },
+        o.cycles,
+        o.rtl,
+        o.sweep,
+        o.jobs,
+        o.out,
+    )
+}
+
+/// The options of `switchsim size`.
+#[derive(clap::Args, Debug)]
+pub struct SizeOpts {
+    /// Link speed, Gb/s.
+    #[arg(long, default_value_t = crate::size::SizeArgs::default().gbps)]
+    pub speed: f64,
+    /// Cable length in m, one per ingress port (comma separated), or one for every port.
+    #[arg(long, value_delimiter = ',', default_value = "300")]
+    pub cable: Vec<f64>,
+    /// Propagation speed, a fraction of c.
+    #[arg(long, default_value_t = crate::size::SizeArgs::default().velocity)]
+    pub velocity: f64,
+    /// MTU, bytes.
+    #[arg(long, default_value_t = crate::size::SizeArgs::default().mtu)]
+    pub mtu: u64,
+    /// The peer's response time, ns (default: the PFC cap, 3840 B / C).
+    #[arg(long)]
+    pub response: Option<f64>,
+    /// Cell size, bytes.
+    #[arg(long, default_value_t = crate::size::SizeArgs::default().cell)]
+    pub cell: u64,
+    /// Clock, GHz.
+    #[arg(long, default_value_t = crate::size::SizeArgs::default().clock_ghz)]
+    pub clock: f64,
+    /// One credit every this many cycles.
+    #[arg(long, default_value_t = crate::size::SizeArgs::default().credit_interval)]
+    pub credit_interval: u64,
+    /// Fabric speed-up.
+    #[arg(long, default_value_t = crate::size::SizeArgs::default().speedup)]
+    pub speedup: f64,
+    /// Credit loop RTT, ns (default: 2 Dprop of the longest cable + the response time).
+    #[arg(long)]
+    pub rtt: Option<f64>,
+    /// Cell-fabric utilisation rho.
+    #[arg(long, default_value_t = crate::size::SizeArgs::default().load)]
+    pub load: f64,
+    /// Cell-fabric loss probability target.
+    #[arg(long, default_value_t = crate::size::SizeArgs::default().loss)]
+    pub loss: f64,
+    /// Switch bandwidth for the pipeline count, Gb/s (default: cables x speed).
+    #[arg(long)]
+    pub switch: Option<f64>,
+    /// Datapath width, bytes.
+    #[arg(long, default_value_t = crate::size::SizeArgs::default().bus)]
+    pub bus: u64,
+    /// MMU buffer, cells (default: the largest the MMU variant counts).
+    #[arg(long)]
+    pub buffer_cells: Option<u64>,
+    /// Lossless priorities, a bit mask.
+    #[arg(long, default_value_t = crate::size::SizeArgs::default().lossless)]
+    pub lossless: u8,
+    /// Write the MMU configuration (TOML) to this file instead of printing it.
+    #[arg(long)]
+    pub write: Option<PathBuf>,
+    /// Write the credit scheduler configuration (TOML) to this file instead of printing it.
+    #[arg(long)]
+    pub write_credit: Option<PathBuf>,
+}
+
+/// `switchsim size`.
+pub fn cmd_size(o: SizeOpts) -> Result<u8> {
+    let a = crate::size::SizeArgs {
+        gbps: o.speed,
+        cables: o.cable,
+        velocity: o.velocity,
+        mtu: o.mtu,
+        response_ns: o.response,
+        cell: o.cell,
+        clock_ghz: o.clock,
+        credit_interval: o.credit_interval,
+        speedup: o.speedup,
+        rtt_ns: o.rtt,
+        load: o.load,
+        loss: o.loss,
+        switch_gbps: o.switch,
+        bus: o.bus,
+        buffer_cells: o.buffer_cells,
+        lossless: o.lossless,
+    };
+    let s = crate::size::size(&a)?;
+    print!("{}", s.text);
+    for (path, toml, what) in [
+        (o.write.as_deref(), s.mmu_toml(), "mmu"),
+        (o.write_credit.as_deref(), s.credit_toml(), "credit"),
+    ] {
+        match path {
+            Some(p) => {
+                std::fs::write(p, &toml)
+                    .with_context(|| format!("cannot write {}", p.display()))?;
+                println!(
+                    "wrote {} (switchsim run {what} --config {})",
+                    p.display(),
+                    p.display()
+                );
+            }
+            None => print!("\n{toml}"),
+        }
+    }
+    Ok(0)
 }
