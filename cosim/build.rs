@@ -52,13 +52,7 @@ fn variants_of<B: Block>() -> Vec<Variant> {
     B::variants()
         .into_iter()
         .map(|p| {
-            let mut inputs = vec![PortDesc {
-                name: "rst_ni",
-                doc: "reset, active low",
-                shape: model::Shape::scalar(1),
-            }];
-            inputs.extend(B::Config::ports(&p));
-            inputs.extend(B::Inputs::ports(&p));
+            let inputs = model::rtl_inputs::<B>(&p);
             Variant {
                 block: B::NAME,
                 label: p.label(),

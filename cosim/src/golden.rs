@@ -13,7 +13,7 @@
 
 use crate::lockstep::POWER_ON_RESET;
 use anyhow::{anyhow, Result};
-use model::port::{get_bits, put_bits, Layout, PortDesc, Shape};
+use model::port::{get_bits, put_bits, Layout, PortDesc};
 use model::stim::{Cycle, Stimulus};
 use model::{Block, Params, PortGroup};
 use std::fmt::Write as _;
@@ -65,21 +65,11 @@ fn hex_line(groups: &[(&Layout, &[u32])], total_bits: u32) -> String {
 /// included (as the lockstep runner drives them).
 pub fn vectors<B: Block>(stim: &Stimulus<B>) -> Result<Vectors> {
     let p = &stim.params;
-    let rst = Layout::new(vec![PortDesc {
-        name: "rst_ni",
-        doc: "reset, active low",
-        shape: Shape::scalar(1),
-    }]);
     let cl = B::Config::layout(p);
     let il = B::Inputs::layout(p);
     let ol = B::Outputs::layout(p);
-    let inputs: Vec<PortDesc> = rst
-        .ports
-        .iter()
-        .chain(&cl.ports)
-        .chain(&il.ports)
-        .cloned()
-        .collect();
+    let inputs = model::rtl_inputs::<B>(p);
+    let rst = Layout::new(inputs[..1].to_vec());
     let in_bits = bits(&inputs);
     let out_bits = bits(&ol.ports);
     let cw = stim.config.to_words(p).map_err(|e| anyhow!("{e}"))?;

@@ -18,7 +18,7 @@
 use crate::rtl::{Rtl, RtlError};
 use crate::wave::{MergedWave, ModelWave};
 use anyhow::{anyhow, Result};
-use model::port::{format_value, get_bits, Layout};
+use model::port::{describe_value, get_bits, Layout, PortDesc};
 use model::stim::{Generator, Step, Stimulus};
 use model::{Block, Params, PortGroup};
 use std::fmt;
@@ -400,25 +400,28 @@ pub fn diff_outputs(layout: &Layout, exp: &[u32], act: &[u32]) -> Vec<Diff> {
         }
         let s = p.shape;
         if s.is_vec {
+            let one = PortDesc {
+                shape: model::Shape::scalar(s.width).with_signed(s.signed),
+                ..p.clone()
+            };
             for i in 0..s.count {
                 let (x, y) = (
                     get_bits(e, i * s.width, s.width),
                     get_bits(a, i * s.width, s.width),
                 );
                 if x != y {
-                    let one = model::Shape::scalar(s.width);
                     v.push(Diff {
                         signal: format!("{}[{i}]", p.name),
-                        expected: format_value(one, &[x as u32, (x >> 32) as u32]),
-                        actual: format_value(one, &[y as u32, (y >> 32) as u32]),
+                        expected: describe_value(&one, &[x as u32, (x >> 32) as u32]),
+                        actual: describe_value(&one, &[y as u32, (y >> 32) as u32]),
                     });
                 }
             }
         } else {
             v.push(Diff {
                 signal: p.name.to_string(),
-                expected: format_value(s, e),
-                actual: format_value(s, a),
+                expected: describe_value(p, e),
+                actual: describe_value(p, a),
             });
         }
     }
@@ -433,7 +436,7 @@ pub fn format_nonzero(layout: &Layout, w: &[u32]) -> String {
         .iter()
         .enumerate()
         .filter(|(k, p)| !p.shape.is_vec || layout.slice(w, *k).iter().any(|&x| x != 0))
-        .map(|(k, p)| format!("{}={}", p.name, format_value(p.shape, layout.slice(w, k))))
+        .map(|(k, p)| format!("{}={}", p.name, describe_value(p, layout.slice(w, k))))
         .collect();
     if parts.is_empty() {
         "(all zero)".into()
@@ -817,11 +820,23 @@ const RUN_FILES: &[&str] = &[
     "frames.pcap",
 ];
 
-/// Creates `dir` and removes what an earlier run left in it.
+/// Creates `dir` and removes what an earlier run left in it: the
+/// [`RUN_FILES`] and the waveforms' translate filters (`merged.*.names`).
 pub fn fresh_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    for f in RUN_FILES {
-        match std::fs::remove_file(dir.join(f)) {
+    let filters = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .filter(|n| {
+            n.to_str()
+                .is_some_and(|n| n.starts_with("merged.") && n.ends_with(".names"))
+        });
+    let stale: Vec<std::path::PathBuf> = RUN_FILES
+        .iter()
+        .map(|f| dir.join(f))
+        .chain(filters.map(|n| dir.join(n)))
+        .collect();
+    for f in stale {
+        match std::fs::remove_file(f) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
             _ => {}
         }

@@ -29,7 +29,7 @@
 
 use crate::shimgen;
 use anyhow::{anyhow, bail, Context, Result};
-use model::port::{PortDesc, Shape};
+use model::port::PortDesc;
 use model::stim::Stimulus;
 use model::{Block, Params, PortGroup};
 use proptest::strategy::{Strategy, ValueTree};
@@ -737,13 +737,7 @@ where
     std::fs::create_dir_all(scratch)?;
     write_vectors(&set, &vectors)?;
     let p = set[0].params.clone();
-    let mut inputs = vec![PortDesc {
-        name: "rst_ni",
-        doc: "",
-        shape: Shape::scalar(1),
-    }];
-    inputs.extend(B::Config::ports(&p));
-    inputs.extend(B::Inputs::ports(&p));
+    let inputs = model::rtl_inputs::<B>(&p);
     let outputs = B::Outputs::ports(&p);
     let generics = p.verilog();
     let timeout = Duration::from_secs(300);

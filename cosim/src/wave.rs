@@ -11,7 +11,7 @@
 //! rising edge (none at `n = 0`); the clock falls at `10 n + 5`.
 
 use anyhow::{Context, Result};
-use model::port::{get_bits, Layout};
+use model::port::{get_bits, Layout, Radix};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -302,28 +302,70 @@ impl MergedWave {
     /// Flushes the file and writes the GTKWave save file next to it
     /// (`<name>.gtkw`): mismatch on top, clock, reset, the inputs, then each
     /// output as a model / RTL pair, the model's registers last; the marker
-    /// and the view on the first divergent cycle, if any.
+    /// and the view on the first divergent cycle, if any. Buses declared
+    /// [`Radix::Hex`] open in hex; enumerations ([`Radix::Names`]) through a
+    /// GTKWave translate filter file, `<name>.<port>.names`, written beside
+    /// it.
+    ///
+    /// The save file names the VCD, the filters and itself (`[savefile]`)
+    /// by absolute path: when the folder has moved and the VCD is not where
+    /// it was, GTKWave looks for it (and the filters) at the same place
+    /// relative to the save file (`find_dumpfile` and
+    /// `get_relative_adjusted_name` in its `savefile.c`), so the folder can
+    /// be copied anywhere (a CI artifact) and still open.
     pub fn finish(mut self, block: &str) -> Result<(PathBuf, PathBuf)> {
         self.w.timestamp(self.n * UNITS_PER_CYCLE)?;
         self.w.flush()?;
         let gtkw = self.path.with_extension("gtkw");
-        let vcd_name = self
-            .path
-            .canonicalize()
-            .unwrap_or_else(|_| self.path.clone());
+        let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let vcd_name = abs(&self.path);
         let mut g = String::new();
         use std::fmt::Write as _;
-        // `+{alias}` names the trace `model:x` / `rtl:x` in the viewer.
+        // One translate filter file per enumerated port, numbered from 1.
+        let mut filters: Vec<(&'static str, PathBuf)> = Vec::new();
+        let groups = [
+            &self.inp.layout,
+            &self.model.layout,
+            &self.state.layout,
+            &self.cfg.layout,
+        ];
+        for p in groups.iter().flat_map(|l| &l.ports) {
+            if let Radix::Names(names) = p.radix {
+                if p.shape.is_vec || filters.iter().any(|(n, _)| *n == p.name) {
+                    continue;
+                }
+                let path = vcd_name.with_extension(format!("{}.names", p.name));
+                let text: String = names
+                    .iter()
+                    .enumerate()
+                    .map(|(k, n)| format!("{k} {n}\n"))
+                    .collect();
+                std::fs::write(&path, text)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                filters.push((p.name, path));
+            }
+        }
+        // `+{alias}` names the trace `model:x` / `rtl:x` in the viewer; the
+        // flags line before it picks the radix (GTKWave's TR_* bits: 0x20
+        // right-justify, 0x04 decimal, 0x02 hex, 0x2000 translate filter).
         let sig = |scope: &str, p: &model::PortDesc| {
             let full = if p.shape.bits() > 1 {
                 format!("TOP.{scope}{}[{}:0]", p.name, p.shape.bits() - 1)
             } else {
                 format!("TOP.{scope}{}", p.name)
             };
-            match scope.strip_suffix('.') {
+            let trace = match scope.strip_suffix('.') {
                 // A dot in an alias reads as hierarchy: use `model:x`.
                 Some(side) => format!("+{{{side}:{}}} {full}", p.name),
                 None => full,
+            };
+            let filter = filters.iter().position(|(n, _)| *n == p.name);
+            match (p.radix, filter) {
+                (Radix::Names(_), Some(k)) => {
+                    format!("@2024\n^{} {}\n{trace}\n@24", k + 1, filters[k].1.display())
+                }
+                (Radix::Hex, _) => format!("@22\n{trace}\n@24"),
+                _ => trace,
             }
         };
         writeln!(
@@ -331,6 +373,7 @@ impl MergedWave {
             "[*] GTKWave save file written by switchsim for `{block}`"
         )?;
         writeln!(g, "[dumpfile] \"{}\"", vcd_name.display())?;
+        writeln!(g, "[savefile] \"{}\"", abs(&gtkw).display())?;
         // GTKWave save files count time in the base unit (ps), not in
         // timescale units (100 ps).
         let ps = |units: u64| units * 100;

@@ -118,6 +118,38 @@ fn a_mismatch_exits_1_with_the_report() {
     assert!(out.contains("merged.gtkw"), "{out}");
 }
 
+/// An enumerated output reads by its names in the mismatch report (both
+/// sides), not as bare numbers.
+#[test]
+fn a_mismatch_on_an_enumeration_names_the_values() {
+    let o = switchsim(&[
+        "run",
+        "mmu",
+        "--cycles",
+        "600",
+        "--seed",
+        "3",
+        "--inject-fault",
+        "verdict_o@500",
+        "--out",
+        "fault-enum-out",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("signal:     verdict_o"), "{out}");
+    let names = model::mmu::Verdict::NAMES;
+    for side in ["expected:", "actual:"] {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(side))
+            .unwrap_or_else(|| panic!("no {side} line:\n{out}"));
+        assert!(
+            names.iter().any(|n| line.contains(&format!(" ({n})"))),
+            "{line}"
+        );
+    }
+}
+
 /// An output folder that cannot be written does not hide a mismatch: the
 /// verdict and the first divergence reach stdout (exit 1), with a line
 /// saying what could not be written.

@@ -154,7 +154,7 @@ crate::port_group! {
         /// Output j holds an arbitrated cell in this slot (matching of D slots ago).
         xb_arb_o: Vec<bool> = (1, p.n),
         /// Crossbar: bit i of element j = output j receives input i.
-        xb_mask_o: Vec<u64> = (p.n as u32, p.n),
+        xb_mask_o: Vec<u64> = (p.n as u32, p.n) => Radix::Hex,
         /// Input i's request was dropped (its counter was saturated).
         req_drop_o: Vec<bool> = (1, p.n),
         /// Request counter of VOQ (i, j) at i*N + j (registered).
@@ -164,7 +164,7 @@ crate::port_group! {
         /// Accept pointer of each input (registered).
         aptr_o: Vec<u8> = (p.iw(), p.n),
         /// Collision LFSR (registered).
-        lfsr_o: u32 = 32,
+        lfsr_o: u32 = 32 => Radix::Hex,
         /// Illegal configuration.
         cfg_err_o: bool = 1,
     }
@@ -176,13 +176,13 @@ crate::port_group! {
         /// Request counter per VOQ, (i, j) at i*N + j.
         cnt_q: Vec<u16> = (p.cw, p.n * p.n),
         /// Non-empty VOQs: bit j of row i is cnt_q[i*N+j] != 0.
-        nz_q: Vec<u64> = (p.n as u32, p.n),
+        nz_q: Vec<u64> = (p.n as u32, p.n) => Radix::Hex,
         /// Grant pointer per output.
         gptr_q: Vec<u8> = (p.iw(), p.n),
         /// Accept pointer per input.
         aptr_q: Vec<u8> = (p.iw(), p.n),
         /// Collision LFSR.
-        lfsr_q: u32 = 32,
+        lfsr_q: u32 = 32 => Radix::Hex,
         /// Delay line of matchings: entry e, output j at e*N + j: bit IW valid, low bits input.
         dl_q: Vec<u8> = (p.iw() + 1, DL * p.n),
         /// Delay line write pointer.

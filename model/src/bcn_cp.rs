@@ -112,13 +112,13 @@ crate::port_group! {
     /// Runtime configuration, held for a run.
     pub struct BcnCpConfig<BcnCpParams> |p| {
         /// The CP's MAC address: SA of the BCN frames (unicast).
-        cfg_cp_sa_i: u64 = 48,
+        cfg_cp_sa_i: u64 = 48 => Radix::Hex,
         /// The CP's id: the high 13 bits of CPID (the low 3 are the queue).
         cfg_cpid_i: u13 = 13,
         /// PCP of the BCN frame's 802.1Q tag (high priority: 7 by default).
         cfg_pcp_i: u3 = 3,
         /// EtherType of the BCN frame (after the 802.1Q tag).
-        cfg_etype_i: u16 = 16,
+        cfg_etype_i: u16 = 16 => Radix::Hex,
         /// Equilibrium depth Qeq per queue, bytes, [queue 0, queue 1, ...].
         cfg_qeq_i: Vec<u32> = (p.qw, p.nq),
         /// Depth limit of each queue, bytes: an arrival that would exceed it is dropped.
@@ -142,9 +142,9 @@ crate::port_group! {
         /// Its length in bytes (as stored, a rate-limiter tag included).
         arr_len_i: u14 = LW,
         /// Its destination address.
-        arr_da_i: u64 = 48,
+        arr_da_i: u64 = 48 => Radix::Hex,
         /// Its source address (the DA of a BCN message about it).
-        arr_sa_i: u64 = 48,
+        arr_sa_i: u64 = 48 => Radix::Hex,
         /// Its priority (PCP).
         arr_prio_i: u3 = 3,
         /// It carries a rate-limiter tag (detected by the parser).
@@ -172,9 +172,9 @@ crate::port_group! {
         /// A BCN message is decided this cycle.
         msg_valid_o: bool = 1,
         /// The sampled frame's DA (the flow's key at the source).
-        msg_flow_da_o: u64 = 48,
+        msg_flow_da_o: u64 = 48 => Radix::Hex,
         /// The sampled frame's SA (the BCN frame's DA).
-        msg_sa_o: u64 = 48,
+        msg_sa_o: u64 = 48 => Radix::Hex,
         /// The sampled frame's priority.
         msg_prio_o: u3 = 3,
         /// CPID: {cfg_cpid_i, queue}.
@@ -194,7 +194,7 @@ crate::port_group! {
         /// The departing frame's rate-limiter tag is stripped (4 bytes less on the wire).
         dep_strip_o: bool = 1,
         /// Bit 0: departure longer than its queue (clamped); bit 1: arrival queue >= NQ; bit 2: departure queue >= NQ.
-        err_o: u3 = 3,
+        err_o: u3 = 3 => Radix::Hex,
         /// BCN frame stream: a beat this cycle (registered).
         tx_valid_o: bool = 1,
         /// The last beat of a frame.
@@ -202,7 +202,7 @@ crate::port_group! {
         /// Unused bytes of the last beat (always 0: 64-byte frames).
         tx_empty_o: u3 = 3,
         /// The beat, frame byte 8k + j in bits [8j +: 8]; 0 when not valid.
-        tx_data_o: u64 = 64,
+        tx_data_o: u64 = 64 => Radix::Hex,
         /// Depth of each queue in bytes (registered).
         q_o: Vec<u32> = (p.qw, p.nq),
         /// Total depth in bytes (registered).
@@ -232,7 +232,7 @@ crate::port_group! {
         /// Depth of each queue at its last sample.
         qold_q: Vec<u32> = (p.qw, p.nq),
         /// Sampling LFSR (prim_lfsr).
-        lfsr_q: u16 = 16,
+        lfsr_q: u16 = 16 => Radix::Hex,
         /// Free-running cycle counter (wraps).
         ts_q: u32 = TSW,
         /// A frame is on the wire.
@@ -240,11 +240,11 @@ crate::port_group! {
         /// Beat of the frame on the wire.
         tx_beat_q: u3 = 3,
         /// CRC register of the frame on the wire.
-        tx_crc_q: u32 = 32,
+        tx_crc_q: u32 = 32 => Radix::Hex,
         /// Message on the wire: sampled SA (the frame's DA).
-        cur_sa_q: u64 = 48,
+        cur_sa_q: u64 = 48 => Radix::Hex,
         /// Message on the wire: sampled DA.
-        cur_da_q: u64 = 48,
+        cur_da_q: u64 = 48 => Radix::Hex,
         /// Message on the wire: sampled priority.
         cur_prio_q: u3 = 3,
         /// Message on the wire: CPID.
@@ -262,9 +262,9 @@ crate::port_group! {
         /// The pending slot holds a message.
         pend_valid_q: bool = 1,
         /// Pending message: sampled SA.
-        pend_sa_q: u64 = 48,
+        pend_sa_q: u64 = 48 => Radix::Hex,
         /// Pending message: sampled DA.
-        pend_da_q: u64 = 48,
+        pend_da_q: u64 = 48 => Radix::Hex,
         /// Pending message: sampled priority.
         pend_prio_q: u3 = 3,
         /// Pending message: CPID.

@@ -111,7 +111,7 @@ crate::port_group! {
         /// The source offers a frame.
         in_valid_i: bool = 1,
         /// Its destination address.
-        in_da_i: u64 = DW,
+        in_da_i: u64 = DW => Radix::Hex,
         /// Its priority.
         in_prio_i: u3 = 3,
         /// Its length in bytes.
@@ -119,7 +119,7 @@ crate::port_group! {
         /// A BCN message arrives.
         msg_valid_i: bool = 1,
         /// DA of the flow the congestion point sampled (the limiter key).
-        msg_flow_da_i: u64 = DW,
+        msg_flow_da_i: u64 = DW => Radix::Hex,
         /// Priority of that flow.
         msg_prio_i: u3 = 3,
         /// Congestion point id.
@@ -139,7 +139,7 @@ crate::port_group! {
         /// A frame goes to the line this cycle.
         out_valid_o: bool = 1,
         /// Its DA.
-        out_da_o: u64 = DW,
+        out_da_o: u64 = DW => Radix::Hex,
         /// Its priority.
         out_prio_o: u3 = 3,
         /// Its length in bytes.
@@ -151,7 +151,7 @@ crate::port_group! {
         /// Fb of this cycle's message inputs.
         msg_fb_o: I16 = 16,
         /// What the message did (see `Act`).
-        msg_act_o: u3 = 3,
+        msg_act_o: u3 = 3 => Radix::Names(Act::NAMES),
         /// The limiter the message acted on (0 when none).
         msg_lim_o: u8 = p.iw(),
         /// Limiters removed this cycle at line rate.
@@ -182,7 +182,7 @@ crate::port_group! {
         /// Key level.
         level_q: Vec<u8> = (2, p.k),
         /// Key DA.
-        key_da_q: Vec<u64> = (DW, p.k),
+        key_da_q: Vec<u64> = (DW, p.k) => Radix::Hex,
         /// Key priority.
         key_prio_q: Vec<u8> = (3, p.k),
         /// Rate.
@@ -194,7 +194,7 @@ crate::port_group! {
         /// FIFO read pointer.
         rd_q: Vec<u8> = (clog2(p.d), p.k),
         /// FIFO entries: DA (limiter j, slot s at j * D + s).
-        fifo_da_q: Vec<u64> = (DW, p.k * p.d),
+        fifo_da_q: Vec<u64> = (DW, p.k * p.d) => Radix::Hex,
         /// FIFO entries: priority.
         fifo_prio_q: Vec<u8> = (3, p.k * p.d),
         /// FIFO entries: length.
@@ -234,6 +234,17 @@ pub enum Act {
 }
 
 impl Act {
+    /// The actions' names, indexed by code (for `msg_act_o`).
+    pub const NAMES: &'static [&'static str] = &[
+        "none",
+        "ignore",
+        "install",
+        "decrease",
+        "increase",
+        "hold",
+        "fallback_prio",
+        "fallback_link",
+    ];
     /// All codes, in order.
     pub const ALL: [Act; 8] = [
         Act::None,

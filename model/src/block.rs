@@ -162,3 +162,19 @@ macro_rules! coverage_bins {
         $vis const $names: &[&str] = &[$($s,)*];
     };
 }
+
+/// The RTL's input ports of block `B` in the order the module declares
+/// them: `rst_ni` (active-low reset), then the configuration, then the
+/// inputs. The one list behind the build script's shim, the golden vectors
+/// and the mutation harness.
+pub fn rtl_inputs<B: Block>(p: &B::Params) -> Vec<crate::PortDesc> {
+    let mut v = vec![crate::PortDesc {
+        name: "rst_ni",
+        doc: "reset, active low",
+        shape: crate::Shape::scalar(1),
+        radix: crate::port::Radix::Dec,
+    }];
+    v.extend(B::Config::ports(p));
+    v.extend(B::Inputs::ports(p));
+    v
+}

@@ -236,7 +236,7 @@ crate::port_group! {
         /// Ingress dequeue pointers (registered).
         dptr_o: Vec<u8> = (p.ew(), p.i),
         /// Error / event flags (see ERR_*).
-        err_o: u6 = ERR_BITS,
+        err_o: u6 = ERR_BITS => Radix::Hex,
         /// Illegal configuration.
         cfg_err_o: bool = 1,
     }

@@ -25,5 +25,5 @@ pub mod prim_rr_arb;
 pub mod prim_sat_cnt;
 pub mod prim_timer;
 
-pub use block::{Block, ConfigError, Params};
-pub use port::{PortDesc, PortGroup, Shape};
+pub use block::{rtl_inputs, Block, ConfigError, Params};
+pub use port::{PortDesc, PortGroup, Radix, Shape};

@@ -106,7 +106,7 @@ crate::port_group! {
     /// Per-cycle outputs.
     pub struct MmuOutputs<MmuParams> |p| {
         /// Verdict for this cycle's arrival (see `Verdict`).
-        verdict_o: u3 = 3,
+        verdict_o: u3 = 3 => Radix::Names(Verdict::NAMES),
         /// Queues that go OFF this cycle.
         pause_o: Vec<bool> = (1, p.queues()),
         /// Queues that go ON this cycle.
@@ -138,7 +138,7 @@ crate::port_group! {
         /// Lossy packets dropped, saturating.
         drop_ly_o: u32 = p.cw,
         /// Bit 0: departure longer than its queue; bit 1: zero-length arrival.
-        err_o: u8 = 2,
+        err_o: u8 = 2 => Radix::Hex,
         /// Illegal configuration.
         cfg_err_o: bool = 1,
     }
@@ -193,6 +193,18 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The codes' names, indexed by code (the waveforms' and the mismatch
+    /// report's reading of `verdict_o`).
+    pub const NAMES: &'static [&'static str] = &[
+        "none",
+        "private",
+        "shared",
+        "headroom",
+        "drop",
+        "lossy",
+        "lossy_drop",
+        "invalid",
+    ];
     /// All codes, in order.
     pub const ALL: [Verdict; 8] = [
         Verdict::None,

@@ -108,6 +108,9 @@ pub enum RxClass {
 }
 
 impl RxClass {
+    /// The classes' names, indexed by code (for `rx_done_o`).
+    pub const NAMES: &'static [&'static str] =
+        &["none", "pfc", "runt", "fcs", "other", "long", "bad_ctl"];
     /// All codes, in order.
     pub const ALL: [RxClass; 7] = [
         RxClass::None,
@@ -194,7 +197,7 @@ crate::port_group! {
     /// Runtime configuration, held for a run.
     pub struct PfcConfig<PfcParams> |p| {
         /// This port's MAC address (SA sent; accepted as DA), unicast.
-        cfg_sa_i: u64 = 48,
+        cfg_sa_i: u64 = 48 => Radix::Hex,
         /// Pause time sent per priority on XOFF and refresh (quanta).
         cfg_quanta_i: Vec<u16> = (16, PRIOS),
         /// Link speed: cycles per pause quantum of 512 bit times (>= 1).
@@ -210,7 +213,7 @@ crate::port_group! {
     /// Per-cycle inputs.
     pub struct PfcInputs<PfcParams> |p| {
         /// XOFF request per priority (level).
-        xoff_i: u8 = 8,
+        xoff_i: u8 = 8 => Radix::Hex,
         /// Receive stream: a beat this cycle.
         rx_valid_i: bool = 1,
         /// Receive stream: last beat of its frame.
@@ -218,7 +221,7 @@ crate::port_group! {
         /// Receive stream: unused high bytes of the last beat.
         rx_empty_i: u3 = 3,
         /// Receive stream: the beat (frame byte 8k+j in bits 8j+7:8j).
-        rx_data_i: u64 = 64,
+        rx_data_i: u64 = 64 => Radix::Hex,
     }
 }
 
@@ -232,15 +235,15 @@ crate::port_group! {
         /// Transmit stream: unused bytes of the last beat (always 0).
         tx_empty_o: u3 = 3,
         /// Transmit stream: the beat (0 when not valid).
-        tx_data_o: u64 = 64,
+        tx_data_o: u64 = 64 => Radix::Hex,
         /// State advertised to the peer per priority (1 = XOFF sent last).
-        tx_adv_o: u8 = 8,
+        tx_adv_o: u8 = 8 => Radix::Hex,
         /// Frames started, saturating.
         tx_frames_o: u32 = p.cw,
         /// Pause vector: the receive timer of each priority is running.
-        pause_o: u8 = 8,
+        pause_o: u8 = 8 => Radix::Hex,
         /// Class of the frame whose last beat is this cycle (0: none).
-        rx_done_o: u3 = 3,
+        rx_done_o: u3 = 3 => Radix::Names(RxClass::NAMES),
         /// Valid PFC frames received, saturating.
         rx_pfc_o: u32 = p.cw,
         /// Frames shorter than 64 bytes, saturating.
@@ -262,7 +265,7 @@ crate::port_group! {
     /// The registers, named like the RTL's.
     pub struct PfcState<PfcParams> |p| {
         /// Advertised state per priority.
-        tx_adv_q: u8 = 8,
+        tx_adv_q: u8 = 8 => Radix::Hex,
         /// Transmit timers: quanta left.
         tx_tq_q: Vec<u16> = (16, PRIOS),
         /// Transmit timers: cycles left in the current quantum.
@@ -274,17 +277,17 @@ crate::port_group! {
         /// Idle cycles still required before the next first beat.
         tx_gap_q: u8 = 8,
         /// Class-enable vector of the frame being sent.
-        tx_cev_q: u8 = 8,
+        tx_cev_q: u8 = 8 => Radix::Hex,
         /// Priorities sent as XOFF in the frame being sent.
         tx_off_q: u8 = 8,
         /// Running CRC of the frame being sent.
-        tx_crc_q: u32 = 32,
+        tx_crc_q: u32 = 32 => Radix::Hex,
         /// Frames started.
         tx_frames_q: u32 = p.cw,
         /// Beat index of the frame being received (saturates at 8).
         rx_beat_q: u4 = 4,
         /// Running CRC of the frame being received.
-        rx_crc_q: u32 = 32,
+        rx_crc_q: u32 = 32 => Radix::Hex,
         /// Received DA accepted.
         rx_da_q: bool = 1,
         /// Received EtherType is MAC control.
@@ -292,7 +295,7 @@ crate::port_group! {
         /// Received opcode is PFC.
         rx_op_q: bool = 1,
         /// Received class-enable vector (low octet).
-        rx_cev_q: u8 = 8,
+        rx_cev_q: u8 = 8 => Radix::Hex,
         /// Received times.
         rx_time_q: Vec<u16> = (16, PRIOS),
         /// Receive timers: quanta left.

@@ -109,6 +109,20 @@ impl From<(u32, usize)> for Shape {
     }
 }
 
+/// How a port's value reads best, in the waveforms and the mismatch
+/// report (declared after the shape: `field: ty = shape => Radix::Hex`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Radix {
+    /// Decimal (the default; wide scalars print in hex anyway).
+    #[default]
+    Dec,
+    /// Hexadecimal: addresses, data beats, masks.
+    Hex,
+    /// An enumeration: value `k` is named `names[k]` (a value past the end
+    /// has no name).
+    Names(&'static [&'static str]),
+}
+
 /// Description of one port.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortDesc {
@@ -118,6 +132,20 @@ pub struct PortDesc {
     pub doc: &'static str,
     /// Bit shape.
     pub shape: Shape,
+    /// How the value reads best.
+    pub radix: Radix,
+}
+
+impl PortDesc {
+    /// Port `name` of `shape`, with no doc and the default radix.
+    pub fn plain(name: &'static str, shape: Shape) -> Self {
+        PortDesc {
+            name,
+            doc: "",
+            shape,
+            radix: Radix::Dec,
+        }
+    }
 }
 
 /// The layout of a whole group: its ports and each port's word offset.
@@ -580,7 +608,7 @@ macro_rules! port_group {
             $(
                 #[doc = $doc:literal]
                 $(#[doc = $more:literal])*
-                $field:ident : $ty:ty = $shape:expr
+                $field:ident : $ty:ty = $shape:expr $(=> $radix:expr)?
             ),* $(,)?
         }
     ) => {
@@ -605,6 +633,11 @@ macro_rules! port_group {
                         doc: $doc.trim_ascii(),
                         shape: $crate::port::Shape::from($shape)
                             .with_signed(<$ty as $crate::port::PortValue>::SIGNED),
+                        radix: {
+                            #[allow(unused_imports)]
+                            use $crate::port::Radix;
+                            *[$crate::port::Radix::Dec $(, $radix)?].last().unwrap()
+                        },
                     },
                 )*]
             }
@@ -695,6 +728,35 @@ pub fn format_value(shape: Shape, words: &[u32]) -> String {
         format!("[{}]", items.join(", "))
     } else {
         one(elem(0))
+    }
+}
+
+/// Formats the packed value of port `p` for a reader: [`format_value`], in
+/// hex for a [`Radix::Hex`] port, and with the name beside the number for a
+/// [`Radix::Names`] one (`3'd4 (drop)`).
+pub fn describe_value(p: &PortDesc, words: &[u32]) -> String {
+    let shape = p.shape;
+    let one = |v: u64| {
+        let w = shape.width;
+        match p.radix {
+            Radix::Hex => format!("{w}'h{v:x}"),
+            Radix::Names(names) => match names.get(v as usize) {
+                Some(n) => format!("{w}'d{v} ({n})"),
+                None => format!("{w}'d{v}"),
+            },
+            Radix::Dec => format_value(
+                Shape::scalar(w).with_signed(shape.signed),
+                &[v as u32, (v >> 32) as u32],
+            ),
+        }
+    };
+    if shape.is_vec {
+        let items: Vec<String> = (0..shape.count)
+            .map(|k| one(get_bits(words, k * shape.width, shape.width)))
+            .collect();
+        format!("[{}]", items.join(", "))
+    } else {
+        one(get_bits(words, 0, shape.width))
     }
 }
 
@@ -934,16 +996,8 @@ mod tests {
 
     #[test]
     fn parse_rejects_out_of_range() {
-        let d = PortDesc {
-            name: "x",
-            doc: "",
-            shape: Shape::scalar(3),
-        };
-        let ds = PortDesc {
-            name: "k",
-            doc: "",
-            shape: Shape::scalar(4).with_signed(true),
-        };
+        let d = PortDesc::plain("x", Shape::scalar(3));
+        let ds = PortDesc::plain("k", Shape::scalar(4).with_signed(true));
         assert!(parse_value(&ds, "-8", &mut [0u32]).is_ok());
         let mut w = [0u32; 1];
         parse_value(&ds, "-2", &mut w).unwrap();

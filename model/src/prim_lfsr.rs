@@ -57,7 +57,7 @@ crate::port_group! {
     /// Registers.
     pub struct PrimLfsrState<PrimLfsrParams> |p| {
         /// The LFSR register.
-        state_q: u32 = p.w,
+        state_q: u32 = p.w => Radix::Hex,
     }
 }
 

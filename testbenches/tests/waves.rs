@@ -156,6 +156,69 @@ fn model_and_rtl_waveforms_agree_for_an_independent_reader() {
     }
     let gtkw = std::fs::read_to_string(&w.gtkw).unwrap();
     assert!(gtkw.contains("TOP.mismatch") && gtkw.contains("[dumpfile]"));
+    // Enumerations through a translate filter file, buses in hex.
+    let verdict = gtkw
+        .split("\n@24\n")
+        .find(|b| b.contains("TOP.model.verdict_o[2:0]"))
+        .unwrap_or_else(|| panic!("no verdict_o trace:\n{gtkw}"));
+    assert!(verdict.contains("@2024\n^1 "), "{verdict}");
+    let filter = verdict.lines().find_map(|l| l.strip_prefix("^1 ")).unwrap();
+    let names = std::fs::read_to_string(filter).unwrap();
+    assert!(names.contains("4 drop\n") && names.contains("6 lossy_drop\n"));
+    let err = gtkw
+        .split("\n@24\n")
+        .find(|b| b.contains("TOP.rtl.err_o[1:0]"))
+        .unwrap();
+    assert!(err.starts_with("@22\n"), "{err}");
+    // The folder moved elsewhere (a CI artifact downloaded): the VCD and the
+    // filter are found from the save file where GTKWave looks for them.
+    let dir = w.gtkw.parent().unwrap();
+    let moved = support::out_dir().join("tests/waves-moved");
+    let _ = std::fs::remove_dir_all(&moved);
+    std::fs::create_dir_all(&moved).unwrap();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap().path();
+        std::fs::copy(&e, moved.join(e.file_name().unwrap())).unwrap();
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+    let this_save = std::path::absolute(moved.join(w.gtkw.file_name().unwrap())).unwrap();
+    let text = std::fs::read_to_string(&this_save).unwrap();
+    let quoted = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| Path::new(v.trim().trim_matches('"')).to_path_buf())
+            .unwrap_or_else(|| panic!("no {key} in\n{text}"))
+    };
+    let (dump, save) = (quoted("[dumpfile] "), quoted("[savefile] "));
+    assert!(!dump.exists(), "the original folder is gone");
+    for orig in [dump, Path::new(filter).to_path_buf()] {
+        let found = gtkwave_relocated(&save, &orig, &this_save);
+        assert!(
+            found.is_file(),
+            "{} not found at {}",
+            orig.display(),
+            found.display()
+        );
+    }
+}
+
+/// Where GTKWave looks for file `orig` (a VCD or filter named in save file
+/// `orig_save`) when it is missing and the save file is now `this_save`:
+/// at the same path relative to the save file (`find_dumpfile`,
+/// `get_relative_adjusted_name` in GTKWave's `savefile.c`).
+fn gtkwave_relocated(orig_save: &Path, orig: &Path, this_save: &Path) -> std::path::PathBuf {
+    let from = orig_save.parent().unwrap();
+    let common = from
+        .components()
+        .zip(orig.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut rel = std::path::PathBuf::new();
+    for _ in from.components().skip(common) {
+        rel.push("..");
+    }
+    rel.extend(orig.components().skip(common));
+    this_save.parent().unwrap().join(rel)
 }
 
 /// The MMU model with one bit of `thr_o` flipped in stimulus cycle 100: a
