@@ -285,9 +285,40 @@ pub fn rtl_files(rtl_dir: &std::path::Path, block: &str) -> Result<Vec<std::path
     Ok(crate::toolchain::rtl_files(rtl_dir, block)?)
 }
 
-/// The repository's `rtl/` directory.
+/// The `rtl/` directory of the source tree this crate was built from (for
+/// tests; the commands use [`project_rtl`]).
 pub fn default_rtl_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl")
+}
+
+/// The RTL a command works on: `arg` when given, else the `rtl/` folder of
+/// the project the command is run in (the current directory or the nearest
+/// parent with an `rtl/` folder holding Verilog), as `git` finds its
+/// repository. Not the tree the binary was built in: a copy of the project,
+/// or a designer's edited RTL, is what gets linted, synthesised and mutated.
+pub fn project_rtl(arg: Option<&std::path::Path>) -> Result<std::path::PathBuf> {
+    let has_verilog = |d: &std::path::Path| {
+        std::fs::read_dir(d).is_ok_and(|rd| {
+            rd.filter_map(|e| e.ok())
+                .any(|e| e.path().extension().is_some_and(|x| x == "v"))
+        })
+    };
+    if let Some(d) = arg {
+        if !has_verilog(d) {
+            anyhow::bail!("--rtl {}: no Verilog (.v) files there", d.display());
+        }
+        return Ok(d.to_path_buf());
+    }
+    let cwd = std::env::current_dir()?;
+    cwd.ancestors()
+        .map(|a| a.join("rtl"))
+        .find(|d| has_verilog(d))
+        .ok_or_else(|| {
+            anyhow!(
+                "no rtl/ folder with Verilog in {} or its parents: run inside the project, or pass --rtl DIR",
+                cwd.display()
+            )
+        })
 }
 
 /// Replays `stim`'s golden vectors on the RTL under Icarus Verilog in `dir`.

@@ -451,6 +451,13 @@ int main(int argc, char** argv) {
 }
 "#;
 
+/// The C++ harness sources (`cosim/csrc/`), as built into the binary.
+const CSRC: [(&str, &str); 3] = [
+    ("vsim.h", include_str!("../csrc/vsim.h")),
+    ("vsim_rt.h", include_str!("../csrc/vsim_rt.h")),
+    ("vsim_rt.cpp", include_str!("../csrc/vsim_rt.cpp")),
+];
+
 struct Toolchain {
     root: PathBuf,
     csrc: PathBuf,
@@ -507,7 +514,16 @@ fn toolchain(dir: &Path) -> Result<Toolchain> {
         .stdout,
     )?;
     let root = PathBuf::from(root.trim());
-    let csrc = Path::new(env!("CARGO_MANIFEST_DIR")).join("csrc");
+    // The harness sources are compiled into the binary, so a campaign
+    // needs no source tree of switchsim's own.
+    let csrc = dir.join("csrc");
+    std::fs::create_dir_all(&csrc)?;
+    for (name, text) in CSRC {
+        let path = csrc.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+            std::fs::write(&path, text)?;
+        }
+    }
     let rt = dir.join("rt.a");
     let pch = dir.join("mut_pch.h");
     let tc = Toolchain {
@@ -701,6 +717,7 @@ pub struct Campaign {
 
 /// Runs the campaign on block `B` with `jobs` mutants in parallel.
 pub fn campaign<B: Bench>(
+    rtl_dir: &Path,
     cases: usize,
     jobs: usize,
     limit: Option<usize>,
@@ -714,7 +731,6 @@ where
     B::Inputs: 'static,
 {
     let t0 = Instant::now();
-    let rtl_dir = crate::golden::default_rtl_dir();
     let src = std::fs::read_to_string(rtl_dir.join(format!("{}.v", B::NAME)))?;
     let mut all = mutants(&src);
     if !only.is_empty() {
@@ -748,7 +764,7 @@ where
         &generics,
         &inputs,
         &outputs,
-        &rtl_dir,
+        rtl_dir,
         &scratch.join("base"),
         &vectors,
         timeout,
@@ -793,7 +809,7 @@ where
                     let rtl = dir.join("rtl");
                     let _ = std::fs::remove_dir_all(&rtl);
                     std::fs::create_dir_all(&rtl)?;
-                    for f in crate::golden::rtl_files(&crate::golden::default_rtl_dir(), B::NAME)? {
+                    for f in crate::golden::rtl_files(rtl_dir, B::NAME)? {
                         std::fs::copy(&f, rtl.join(f.file_name().unwrap()))?;
                     }
                     std::fs::write(rtl.join(format!("{}.v", B::NAME)), apply(src, &m))?;

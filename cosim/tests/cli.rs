@@ -2,7 +2,7 @@
 //! 2 bad input), one-line errors that name the field, value and range, and
 //! never a panic on user input.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn switchsim(args: &[&str]) -> Output {
@@ -796,4 +796,101 @@ fn two_threads_report_the_same_mismatch_as_one() {
             .clone()
     };
     assert_eq!(cov("1"), cov("2"));
+}
+
+/// A copy of the project's `rtl/` (and the equivalent-mutant list beside
+/// it) under `dir`, with `edit` applied to `rtl/<file>`.
+fn project_copy(dir: &Path, file: &str, edit: impl Fn(&str) -> String) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir.join("rtl")).unwrap();
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    for e in std::fs::read_dir(src.join("rtl")).unwrap() {
+        let e = e.unwrap().path();
+        std::fs::copy(&e, dir.join("rtl").join(e.file_name().unwrap())).unwrap();
+    }
+    let eq = "docs/mutation-equivalent.txt";
+    std::fs::copy(src.join(eq), dir.join(eq)).unwrap();
+    let f = dir.join("rtl").join(file);
+    let text = std::fs::read_to_string(&f).unwrap();
+    std::fs::write(&f, edit(&text)).unwrap();
+}
+
+fn switchsim_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchsim"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("switchsim runs")
+}
+
+/// `lint`, `synth` and `mutate` work on the RTL of the project they are run
+/// in (found upwards from the current directory, as git finds its
+/// repository), not on the tree the binary was built from; `mutate` builds
+/// under its output folder; outside any project they say so (exit 2).
+#[test]
+fn hardware_commands_use_the_project_they_run_in() {
+    let proj = scratch().join("project-copy");
+    // A lint warning (an unused signal) and one more mutable line, in the
+    // copy only.
+    project_copy(&proj, "prim_sat_cnt.v", |t| {
+        t.replacen("endmodule", "  wire extra_w = 1'b0 & 1'b1;\nendmodule", 1)
+    });
+    let sub = proj.join("docs");
+    let lint = switchsim_in(&sub, &["lint"]);
+    let (out, err) = text(&lint);
+    assert_eq!(
+        lint.status.code(),
+        Some(1),
+        "the copy's fault is linted:\n{out}{err}"
+    );
+    assert!(format!("{out}{err}").contains("extra_w"), "{out}{err}");
+    let clean = switchsim_in(
+        &sub,
+        &[
+            "lint",
+            "--rtl",
+            &format!("{}/../rtl", env!("CARGO_MANIFEST_DIR")),
+        ],
+    );
+    assert_eq!(clean.status.code(), Some(0), "{:?}", text(&clean));
+    // The mutant list is the copy's.
+    let count = |o: &Output| String::from_utf8_lossy(&o.stdout).lines().count();
+    let here = switchsim_in(&sub, &["mutate", "prim_sat_cnt", "--list"]);
+    let built = switchsim(&["mutate", "prim_sat_cnt", "--list"]);
+    assert!(
+        count(&here) > count(&built),
+        "{} vs {}",
+        count(&here),
+        count(&built)
+    );
+    // The campaign builds under --out, in the project it runs in.
+    let m = switchsim_in(
+        &proj,
+        &[
+            "mutate",
+            "prim_lfsr",
+            "--limit",
+            "1",
+            "--cases",
+            "2",
+            "--out",
+            "mut-out",
+        ],
+    );
+    let (out, err) = text(&m);
+    assert!(out.contains("| prim_lfsr |"), "{out}{err}");
+    assert!(proj.join("mut-out/mutate/prim_lfsr").is_dir(), "{out}{err}");
+    // Outside any project.
+    let nowhere = std::env::temp_dir().join(format!("switchsim-nowhere-{}", std::process::id()));
+    std::fs::create_dir_all(&nowhere).unwrap();
+    for args in [
+        &["lint"][..],
+        &["synth", "prim_lfsr"],
+        &["mutate", "prim_lfsr", "--list"],
+    ] {
+        let o = switchsim_in(&nowhere, args);
+        assert_bad_input(&o, &["no rtl/ folder", "--rtl"]);
+    }
+    let _ = std::fs::remove_dir_all(&nowhere);
 }

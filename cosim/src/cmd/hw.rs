@@ -104,9 +104,9 @@ pub fn bench_block<B: Bench>(
     Ok(0)
 }
 
-pub fn synth_block<B: Block>(rows: &mut Vec<String>) -> Result<u8> {
+pub fn synth_block<B: Block>(rtl: &Path, rows: &mut Vec<String>) -> Result<u8> {
     let p = &B::variants()[0];
-    let files = crate::golden::rtl_files(&crate::golden::default_rtl_dir(), B::NAME)?;
+    let files = crate::golden::rtl_files(rtl, B::NAME)?;
     let stat = std::env::temp_dir().join(format!(
         "switchsim-synth-{}-{}.txt",
         B::NAME,
@@ -206,11 +206,10 @@ pub fn merge_mutation_report(path: &Path, md: &(String, String)) -> (String, Str
     (rows, dets)
 }
 
-/// Mutants known to be equivalent (`docs/mutation-equivalent.txt`:
-/// `<block> <line>:<col>:<op> <reason>` per line).
-pub fn known_equivalent() -> Vec<(String, String, String)> {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/mutation-equivalent.txt");
+/// Mutants known to be equivalent (`docs/mutation-equivalent.txt` beside
+/// the RTL folder `rtl`: `<block> <line>:<col>:<op> <reason>` per line).
+pub fn known_equivalent(rtl: &Path) -> Vec<(String, String, String)> {
+    let path = rtl.join("../docs/mutation-equivalent.txt");
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -226,7 +225,10 @@ pub fn known_equivalent() -> Vec<(String, String, String)> {
         .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn mutate_block<B: Bench>(
+    rtl: &Path,
+    out: &Path,
     cases: usize,
     jobs: usize,
     limit: Option<usize>,
@@ -241,8 +243,9 @@ where
 {
     use crate::mutate::Fate;
     use std::fmt::Write as _;
+    let top = rtl.join(format!("{}.v", B::NAME));
     let src =
-        std::fs::read_to_string(crate::golden::default_rtl_dir().join(format!("{}.v", B::NAME)))?;
+        std::fs::read_to_string(&top).with_context(|| format!("reading {}", top.display()))?;
     if list {
         for m in crate::mutate::mutants(&src) {
             println!("{} {:<16} {}", B::NAME, m.id, m.after.trim());
@@ -250,24 +253,24 @@ where
         return Ok(0);
     }
     // A re-check (--only) gets its own scratch, so it can run beside a campaign.
-    let scratch = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/mutate")
-        .join(if only.is_empty() {
-            B::NAME.to_string()
-        } else {
-            format!("{}-only", B::NAME)
-        });
+    // Absolute: the compiler runs in other folders and includes by path.
+    let scratch = std::path::absolute(out)?.join("mutate").join(if only.is_empty() {
+        B::NAME.to_string()
+    } else {
+        format!("{}-only", B::NAME)
+    });
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let c = crate::mutate::campaign::<B>(cases, jobs, limit, only, &scratch, |_, total, m, f| {
-        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-        let what = match f {
-            Fate::Killed(_) => "killed".to_string(),
-            Fate::Survived => "SURVIVED".to_string(),
-            Fate::Stillborn(_) => "stillborn".to_string(),
-        };
-        eprintln!("[{}] {n}/{total} {:<16} {what}", B::NAME, m.id);
-    })?;
-    let equiv = known_equivalent();
+    let c =
+        crate::mutate::campaign::<B>(rtl, cases, jobs, limit, only, &scratch, |_, total, m, f| {
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            let what = match f {
+                Fate::Killed(_) => "killed".to_string(),
+                Fate::Survived => "SURVIVED".to_string(),
+                Fate::Stillborn(_) => "stillborn".to_string(),
+            };
+            eprintln!("[{}] {n}/{total} {:<16} {what}", B::NAME, m.id);
+        })?;
+    let equiv = known_equivalent(rtl);
     let is_equiv = |id: &str| {
         equiv
             .iter()
@@ -373,14 +376,14 @@ pub fn blocks_of(name: &str) -> Result<Vec<&str>> {
 /// The options of `switchsim lint`.
 #[derive(clap::Args, Debug)]
 pub struct LintOpts {
-    /// The RTL directory.
-    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../rtl"))]
-    pub rtl: PathBuf,
+    /// The RTL directory (default: the `rtl/` of the project this is run in).
+    #[arg(long)]
+    pub rtl: Option<PathBuf>,
 }
 
 /// `switchsim lint`.
 pub fn lint_all(o: LintOpts) -> Result<u8> {
-    let LintOpts { rtl } = o;
+    let rtl = crate::golden::project_rtl(o.rtl.as_deref())?;
     let mut failed = 0;
     for b in testbenches::registry::names() {
         for_block(
@@ -526,18 +529,22 @@ pub struct SynthOpts {
     /// Update the generated section of this Markdown file (e.g. docs/synth.md).
     #[arg(long)]
     pub write: Option<PathBuf>,
+    /// The RTL directory (default: the `rtl/` of the project this is run in).
+    #[arg(long)]
+    pub rtl: Option<PathBuf>,
 }
 
 /// `switchsim synth`.
 pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
-    let SynthOpts { blocks, write } = o;
+    let SynthOpts { blocks, write, rtl } = o;
+    let rtl = crate::golden::project_rtl(rtl.as_deref())?;
     let names = names_or_all(blocks);
     println!(
         "| block | variant | cells | flip-flops | muxes | yosys s |\n|---|---|---:|---:|---:|---:|"
     );
     let mut rows = Vec::new();
     for b in &names {
-        for_block(b, &mut SynthC(&mut rows))?;
+        for_block(b, &mut SynthC(&rtl, &mut rows))?;
     }
     if let Some(path) = write {
         // Blocks not synthesised in this run keep their row.
@@ -589,6 +596,13 @@ pub struct MutateOpts {
     /// Update the generated section of this Markdown file (e.g. docs/mutation.md).
     #[arg(long)]
     pub write: Option<PathBuf>,
+    /// The RTL directory (default: the `rtl/` of the project this is run
+    /// in); the equivalent mutants are read from `../docs/` beside it.
+    #[arg(long)]
+    pub rtl: Option<PathBuf>,
+    /// Output folder: the mutants are built under `OUT/mutate/<block>/`.
+    #[arg(long, default_value = "out")]
+    pub out: PathBuf,
 }
 
 /// `switchsim mutate`.
@@ -601,7 +615,10 @@ pub fn mutate_blocks(o: MutateOpts) -> Result<u8> {
         only,
         list,
         write,
+        rtl,
+        out,
     } = o;
+    let rtl = crate::golden::project_rtl(rtl.as_deref())?;
     let names = names_or_all(blocks);
     let mut md = (String::new(), String::new());
     let mut worst = 0;
@@ -616,6 +633,8 @@ pub fn mutate_blocks(o: MutateOpts) -> Result<u8> {
                 only: &only,
                 list,
                 md: &mut md,
+                rtl: &rtl,
+                out: &out,
             },
         )?);
     }

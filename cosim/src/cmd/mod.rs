@@ -89,10 +89,10 @@ impl Command for LintC<'_> {
     }
 }
 
-pub struct SynthC<'a>(pub &'a mut Vec<String>);
+pub struct SynthC<'a>(pub &'a Path, pub &'a mut Vec<String>);
 impl Command for SynthC<'_> {
     fn call<B: Bench>(&mut self) -> Result<u8> {
-        synth_block::<B>(self.0)
+        synth_block::<B>(self.0, self.1)
     }
 }
 
@@ -131,11 +131,13 @@ pub struct MutateC<'a> {
     pub only: &'a [String],
     pub list: bool,
     pub md: &'a mut (String, String),
+    pub rtl: &'a Path,
+    pub out: &'a Path,
 }
 impl Command for MutateC<'_> {
     fn call<B: Bench>(&mut self) -> Result<u8> {
         mutate_block::<B>(
-            self.cases, self.jobs, self.limit, self.only, self.list, self.md,
+            self.rtl, self.out, self.cases, self.jobs, self.limit, self.only, self.list, self.md,
         )
     }
 }
