@@ -263,15 +263,20 @@ pub fn mutants(text: &str) -> Vec<Mutant> {
                     push(ln, i, "logic", repl(i, 1, "&"))
                 }
                 '?' => {
-                    // cond ? a : b  ->  cond ? b : a (when both arms are on this line)
+                    // cond ? a : b  ->  cond ? b : a (when both arms are on
+                    // this line). Each arm ends where its brackets close:
+                    // the else arm at `;`, at a `,` outside brackets or at
+                    // the bracket that encloses the whole `? :`, so that
+                    // `(c ? a : b) ^ d` swaps inside its parentheses.
                     let rest: String = chars[i + 1..].iter().collect();
                     if let Some(colon) = rest.find(" : ") {
                         let a = rest[..colon].trim();
                         let tail = &rest[colon + 3..];
-                        let end = tail.find(';').unwrap_or(tail.len());
+                        let end = arm_end(tail);
                         let b = tail[..end].trim();
                         if !a.is_empty()
                             && !b.is_empty()
+                            && arm_end(a) == a.len()
                             && !a.contains('?')
                             && !b.contains('?')
                             && !b.contains(':')
@@ -715,6 +720,24 @@ pub struct Campaign {
     pub cycles: usize,
 }
 
+/// Where an arm of `? :` starting at `s` ends: at a `;`, at a `,` outside
+/// brackets, or at the closing bracket of a bracket opened before it (the
+/// length of `s` when none).
+fn arm_end(s: &str) -> usize {
+    let mut depth = 0i32;
+    for (k, c) in s.char_indices() {
+        match c {
+            '(' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' if depth == 0 => return k,
+            ')' | '}' | ']' => depth -= 1,
+            ';' => return k,
+            ',' if depth == 0 => return k,
+            _ => {}
+        }
+    }
+    s.len()
+}
+
 /// Runs the campaign on block `B` with `jobs` mutants in parallel.
 pub fn campaign<B: Bench>(
     rtl_dir: &Path,
@@ -846,4 +869,63 @@ where
         secs: t0.elapsed().as_secs_f64(),
         cycles,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ternary_swap_stays_inside_its_brackets() {
+        // (Lines before the end of a module header, `);`, are not mutated.)
+        let src = ");\n    if (en_i) state_d = (state_d >> 1) ^ (state_d[0] ? T : {W{1'b0}});\n";
+        let t: Vec<Mutant> = mutants(src)
+            .into_iter()
+            .filter(|m| m.op == "ternary")
+            .collect();
+        assert_eq!(t.len(), 1);
+        assert_eq!(
+            t[0].after.trim(),
+            "if (en_i) state_d = (state_d >> 1) ^ (state_d[0] ? {W{1'b0}} : T);"
+        );
+        let src = ");\n  assign y = f(a ? b : c, d);\n";
+        let t: Vec<Mutant> = mutants(src)
+            .into_iter()
+            .filter(|m| m.op == "ternary")
+            .collect();
+        assert_eq!(t[0].after.trim(), "assign y = f(a ? c : b, d);");
+    }
+
+    /// No ternary swap in any block's RTL moves a bracket across its `:`
+    /// (such swaps, e.g. `(c ? {x}) : y`, were syntax errors: stillborn,
+    /// not counted): the swapped-in then-arm closes every bracket it opens.
+    #[test]
+    fn every_ternary_swap_keeps_the_brackets_balanced() {
+        let rtl = crate::golden::default_rtl_dir();
+        let bal = |m: &Mutant| {
+            let col = m.id.split(':').nth(1).unwrap().parse::<usize>().unwrap();
+            let after = &m.after[col..];
+            let then = &after[..after.find(" : ").unwrap()];
+            arm_end(then) == then.len()
+                && ['(', '{', '['].map(|o| then.matches(o).count())
+                    == [')', '}', ']'].map(|c| then.matches(c).count())
+        };
+        let mut n = 0;
+        for e in std::fs::read_dir(&rtl).unwrap() {
+            let path = e.unwrap().path();
+            let src = std::fs::read_to_string(&path).unwrap();
+            for m in mutants(&src).into_iter().filter(|m| m.op == "ternary") {
+                n += 1;
+                assert!(
+                    bal(&m),
+                    "{} {}: `{}` -> `{}`",
+                    path.display(),
+                    m.id,
+                    m.before.trim(),
+                    m.after.trim()
+                );
+            }
+        }
+        assert!(n > 10, "only {n} ternary mutants");
+    }
 }

@@ -287,31 +287,37 @@ impl Bench for Arbiter {
                 name: "fig2a-out-of-order",
                 about: "seed 004 Fig. 2(a): a speculative cell collides with an arbitrated one and is lost; the next wins and waits in the RSQ",
                 build: || scenario::fig2(&scenario::FIG2A, 60),
+                check: None,
             },
             crate::Scenario {
                 name: "fig2b-duplicate",
                 about: "seed 004 Fig. 2(b): a grant arrives before the ACK and sends a cell twice; the duplicate is dropped",
                 build: || scenario::fig2(&scenario::FIG2B, 50),
+                check: None,
             },
             crate::Scenario {
                 name: "fig2c-wasted-grant",
                 about: "seed 004 Fig. 2(c): a speculative cell succeeds, its grant finds the VOQ empty",
                 build: || scenario::fig2(&scenario::FIG2C, 30),
+                check: None,
             },
             crate::Scenario {
                 name: "fig2d-spurious-grant",
                 about: "seed 004 Fig. 2(d): a later cell goes on the earlier cell's grant",
                 build: || scenario::fig2(&scenario::FIG2D, 40),
+                check: None,
             },
             crate::Scenario {
                 name: "iterations-limit",
                 about: "configuration boundary: iSLIP iterations = 9 (one more than the 8 the RTL holds) is flagged and grants nothing",
                 build: scenario::iterations_limit,
+                check: None,
             },
             crate::Scenario {
                 name: "stx-collisions",
                 about: "seed 004 R1-R8: STX vs arbitrated (R - 1 left) and STX vs STX (LFSR winners), N = 8, R = 2",
                 build: scenario::collisions,
+                check: None,
             },
         ]
     }

@@ -468,29 +468,34 @@ impl Bench for BcnCp {
                 about: "seed 003 step 1: sources collide on one queue, it crosses Qeq, sampled frames \
                         (Pm = 1/1024 x 1024 here: every frame) send negative-feedback messages back to their SA",
                 build: scenario::congestion_builds,
+                check: None,
             },
             crate::Scenario {
                 name: "tagged-settling",
                 about: "seed 003 step 3: every sampled rate-limited (tagged) frame elicits a message, \
                         also with Fb >= 0; the CP strips the tags on departure",
                 build: scenario::tagged_settling,
+                check: None,
             },
             crate::Scenario {
                 name: "pending-and-drop",
                 about: "a message decided while a frame is on the wire waits in the pending slot; \
                         a third one is dropped and counted",
                 build: scenario::pending_and_drop,
+                check: None,
             },
             crate::Scenario {
                 name: "pm-one-percent",
                 about: "seed 003 step 1: Pm ~ 1/100 (cfg_pm_i = 10, 10/1024): about 1 in 100 arrivals is sampled",
                 build: scenario::pm_one_percent,
+                check: None,
             },
             crate::Scenario {
                 name: "lossless-buffer",
                 about: "seed 003 step 6: a buffer of (input bandwidth x loop delay) absorbs a burst \
                         without loss; one frame less of buffer drops",
                 build: || scenario::burst(1500 * 40, 40).0,
+                check: None,
             },
         ]
     }

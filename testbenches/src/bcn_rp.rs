@@ -262,17 +262,20 @@ impl Bench for BcnRp {
                     "seed 003 step 2: the first negative BCN installs a limiter; its frames are \
                         tagged, others bypass",
                 build: || s::install().0,
+                check: None,
             },
             crate::Scenario {
                 name: "decrease",
                 about: "seed 003 step 2: each negative BCN multiplies the rate by (1 - Gd |Fb|)",
                 build: || s::decrease().0,
+                check: None,
             },
             crate::Scenario {
                 name: "settle",
                 about: "seed 003 steps 3-4: a congestion point in the loop; the rate settles near \
                         the bottleneck's",
                 build: || s::settle().0,
+                check: None,
             },
             crate::Scenario {
                 name: "increase-removal",
@@ -280,23 +283,27 @@ impl Bench for BcnRp {
                     "seed 003 steps 3, 5: positive BCNs raise the rate by Gi Fb Ru; at the line \
                         rate the limiter is removed",
                 build: || s::increase_removal().0,
+                check: None,
             },
             crate::Scenario {
                 name: "idle-removal",
                 about: "seed 003 step 5: the flow ends, the limiter is removed after the idle time",
                 build: || s::idle_removal().0,
+                check: None,
             },
             crate::Scenario {
                 name: "fallback",
                 about: "seed 003 RP: more congestion points than limiters: fall back to the \
                         priority, then to the link",
                 build: || s::fallback().0,
+                check: None,
             },
             crate::Scenario {
                 name: "restart",
                 about: "seed 003 step 5: a flow restarts with its limiter still in place: tagged \
                         frames, positive BCNs, faster removal",
                 build: || s::restart().0,
+                check: None,
             },
         ]
     }

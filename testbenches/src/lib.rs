@@ -42,7 +42,16 @@ pub struct Scenario<B: Block> {
     pub about: &'static str,
     /// Builds the stimulus.
     pub build: fn() -> Stimulus<B>,
+    /// The outcome the scenario documents, checked on the outputs of every
+    /// cycle of the co-simulated run (the RTL's; `None`: what it shows is
+    /// checked on the model in the block's own tests).
+    pub check: Option<ScenarioCheck<B>>,
 }
+
+/// Checks a scenario's documented outcome on its stimulus and the outputs of
+/// each of its cycles (one per cycle, reset cycles included); `Err` says
+/// what differs from the documented outcome.
+pub type ScenarioCheck<B> = fn(&Stimulus<B>, &[<B as Block>::Outputs]) -> Result<(), String>;
 
 /// A block the testbench can drive.
 pub trait Bench:

@@ -366,12 +366,14 @@ impl Bench for Mmu {
                 about:
                     "seed 001: upstream sends 12 cycles after PAUSE, headroom sized for it: no drop",
                 build: || scenario::headroom(4, 12, 16).0,
+                check: Some(scenario::no_drop),
             },
             crate::Scenario {
                 name: "headroom-short",
                 about:
                     "seed 001: the same with headroom one packet short: the last packet is dropped",
                 build: || scenario::headroom(4, 12, 12).0,
+                check: Some(scenario::last_packet_dropped),
             },
             crate::Scenario {
                 name: "headroom-per-port",
@@ -379,17 +381,20 @@ impl Bench for Mmu {
                     "seed 001: port 2's upstream reacts in 30 cycles, its headroom sized for that; \
                         ports 0, 1, 3 sized for 0, 12 and 100 cycles: no drop",
                 build: || scenario::headroom_on(2, 4, 30, &scenario::per_port_headroom()).0,
+                check: Some(scenario::no_drop),
             },
             crate::Scenario {
                 name: "dt-steady-state",
                 about:
                     "seed 001: 4 queues under the Dynamic Threshold (alpha = 1) settle at Bs/5 each",
                 build: || scenario::dt_fill(MmuParams::default(), 0, 4, 3000),
+                check: Some(|s, o| scenario::dt_settled(s, o, 4)),
             },
             crate::Scenario {
                 name: "dt-alpha-quarter",
                 about: "REFERENCE: one queue with alpha = 1/4 settles at one fifth of the pool",
                 build: || scenario::dt_fill(MmuParams::default(), -2, 1, 3000),
+                check: Some(|s, o| scenario::dt_settled(s, o, 1)),
             },
         ]
     }
@@ -565,6 +570,52 @@ pub mod scenario {
     pub fn dt_steady_state(alpha_k: i8, n: usize, bs: u32) -> f64 {
         let a = 2f64.powi(alpha_k as i32);
         a * bs as f64 / (1.0 + n as f64 * a)
+    }
+
+    /// Scenario check: no packet dropped (no `drop` verdict in any cycle).
+    pub fn no_drop(_: &Stimulus<Mmu>, outs: &[MmuOutputs]) -> Result<(), String> {
+        match outs
+            .iter()
+            .position(|o| Verdict::from_code(o.verdict_o) == Verdict::Drop)
+        {
+            Some(t) => Err(format!("a packet dropped in cycle {t}")),
+            None => Ok(()),
+        }
+    }
+
+    /// Scenario check: the last packet, and only it, is dropped.
+    pub fn last_packet_dropped(_: &Stimulus<Mmu>, outs: &[MmuOutputs]) -> Result<(), String> {
+        let v: Vec<Verdict> = outs
+            .iter()
+            .map(|o| Verdict::from_code(o.verdict_o))
+            .filter(|v| *v != Verdict::None)
+            .collect();
+        let drops = v.iter().filter(|v| **v == Verdict::Drop).count();
+        if drops == 1 && v.last() == Some(&Verdict::Drop) {
+            Ok(())
+        } else {
+            Err(format!(
+                "verdicts {v:?}: expected exactly the last one dropped"
+            ))
+        }
+    }
+
+    /// Scenario check for [`dt_fill`] over `n` ports: after the last cycle
+    /// each queue holds the Dynamic Threshold's steady state
+    /// ([`dt_steady_state`]) of shared cells, to within one cell.
+    pub fn dt_settled(s: &Stimulus<Mmu>, outs: &[MmuOutputs], n: usize) -> Result<(), String> {
+        let bs = s.config.cfg_buf_cells_i - s.config.cfg_hdrm_cells_i.iter().sum::<u32>();
+        let want = dt_steady_state(s.config.cfg_alpha_i.value(), n, bs);
+        let last = outs.last().ok_or("no cycles")?;
+        for port in 0..n {
+            let got = last.q_shr_o[port * PRIOS + 3] as f64;
+            if (got - want).abs() > 1.0 {
+                return Err(format!(
+                    "queue {port} settled at {got} shared cells, expected {want:.2}"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The verdict of every cycle of `s`, from the golden model.

@@ -856,21 +856,25 @@ impl Bench for Pfc {
                 name: "refresh",
                 about: "seeds 000/001: a priority held OFF: one XOFF, a refresh before the peer's timer runs out, one RESUME; one-cycle glitches send nothing",
                 build: directed::refresh,
+                check: None,
             },
             crate::Scenario {
                 name: "shared-frame",
                 about: "802.1Qbb: priorities changing in the same cycle share one frame (XOFF 0x89, RESUME 0x08, RESUME 0x81)",
                 build: directed::shared_frame,
+                check: Some(directed::shared_frame_outcome),
             },
             crate::Scenario {
                 name: "refresh-zero",
                 about: "illegal configuration (refresh point 0): the block runs as specified, refreshing only once the peer's timer has expired",
                 build: directed::refresh_zero,
+                check: None,
             },
             crate::Scenario {
                 name: "receive",
                 about: "receive side: pause, overwrite, disabled priority, every malformed kind ignored and counted, cancel with quanta 0",
                 build: || directed::receive().0,
+                check: None,
             },
         ]
     }
@@ -1314,6 +1318,42 @@ pub mod directed {
             config: c,
             cycles,
             seed: 4,
+        }
+    }
+
+    /// Scenario check of [`shared_frame`]: the first frame is one XOFF for
+    /// priorities 0, 3 and 7 (class-enable 0x89, their quanta non-zero);
+    /// the RESUME frames (every enabled time zero) are one for 3 (0x08),
+    /// then one for 0 and 7 together (0x81), and no other.
+    pub fn shared_frame_outcome(_: &Stimulus<Pfc>, outs: &[PfcOutputs]) -> Result<(), String> {
+        let frames = collect_frames(outs.iter().map(Some));
+        // (class-enable vector, the eight pause times) of each frame.
+        let fields: Vec<(u8, Vec<u16>)> = frames
+            .iter()
+            .map(|f| {
+                let b = &f.bytes;
+                let times = (0..8)
+                    .map(|k| u16::from_be_bytes([b[18 + 2 * k], b[19 + 2 * k]]))
+                    .collect();
+                (b[17], times)
+            })
+            .collect();
+        let enabled = |cev: u8| (0..8).filter(move |k| cev >> k & 1 == 1);
+        match fields.first() {
+            Some((0x89, t)) if enabled(0x89).all(|k| t[k] > 0) => {}
+            other => return Err(format!("first frame {other:?}: expected XOFF 0x89")),
+        }
+        let resumes: Vec<u8> = fields
+            .iter()
+            .filter(|(cev, t)| enabled(*cev).all(|k| t[k] == 0))
+            .map(|(cev, _)| *cev)
+            .collect();
+        if resumes == [0x08, 0x81] {
+            Ok(())
+        } else {
+            Err(format!(
+                "RESUME frames with class-enable {resumes:02x?}: expected [08, 81]"
+            ))
         }
     }
 

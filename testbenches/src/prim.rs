@@ -74,6 +74,7 @@ impl Bench for PrimLfsr {
             name: "period-127",
             about: "x^7 + x^6 + 1, 3 steps a cycle: back to the seed after 127 enabled cycles, held every 7th",
             build: scenario::lfsr_period,
+            check: None,
         }]
     }
     fn config_strategy(_: &PrimLfsrParams, _: bool) -> BoxedStrategy<PrimLfsrConfig> {
@@ -136,6 +137,7 @@ impl Bench for PrimTimer {
             name: "load-tick-expire",
             about: "load 2, tick through the expiry and past 0, a load over an expiring tick wins",
             build: scenario::timer,
+            check: None,
         }]
     }
     fn config_strategy(_: &PrimTimerParams, _: bool) -> BoxedStrategy<PrimTimerConfig> {
@@ -210,6 +212,7 @@ impl Bench for PrimSatCnt {
             name: "net-then-clamp",
             about: "MAX = 200: fill to 200, +5 -5 at the maximum (no clamp), over by one and under zero (clamped), clear",
             build: scenario::sat_cnt,
+            check: None,
         }]
     }
     fn config_strategy(_: &PrimSatCntParams, _: bool) -> BoxedStrategy<PrimSatCntConfig> {
@@ -266,6 +269,7 @@ impl Bench for PrimRrArb {
             name: "all-request",
             about: "N = 5, every requester on: grants 0, 1, 2, 3, 4, 0, ... (the pointer wraps at N, not at 8)",
             build: scenario::rr_all,
+            check: None,
         }]
     }
     fn config_strategy(_: &PrimRrArbParams, _: bool) -> BoxedStrategy<PrimRrArbConfig> {

@@ -1,6 +1,9 @@
 //! Every directed scenario of every block (`switchsim trace <block>`): model
-//! and RTL agree on it, and it is not empty. What each scenario shows is
-//! checked on the model in the block's own tests.
+//! and RTL agree on it, it is not empty, and where the scenario declares its
+//! documented outcome (`Scenario::check`), the RTL's outputs of the run show
+//! it. The other scenarios' outcomes are checked on the model in the block's
+//! own tests (the arbiter's Fig. 2 cases on the whole STX system around the
+//! RTL arbiter, in `stx.rs`).
 
 mod support;
 
@@ -20,7 +23,56 @@ fn all<B: Bench>(at_least: usize) {
         let stim = (s.build)();
         assert!(stim.cycles.len() >= 10, "{} {}: empty", B::NAME, s.name);
         support::lockstep_or_report(&stim, &format!("{} scenario {}", B::NAME, s.name));
+        if let Some(check) = s.check {
+            let outs = rtl_outputs(&stim);
+            if let Err(e) = check(&stim, &outs) {
+                panic!("{} scenario {} on the RTL: {e}", B::NAME, s.name);
+            }
+        }
     }
+}
+
+/// The RTL's outputs of every cycle of `stim` (reset cycles included).
+fn rtl_outputs<B: Bench>(stim: &model::stim::Stimulus<B>) -> Vec<B::Outputs> {
+    use model::PortGroup;
+    let mut rtl = cosim::rtl::Rtl::<B>::new(&stim.params, &stim.config, stim.seed, None)
+        .expect("the RTL starts");
+    rtl.reset(cosim::lockstep::POWER_ON_RESET as usize)
+        .expect("reset");
+    stim.cycles
+        .iter()
+        .map(|c| match c {
+            model::stim::Cycle::Drive(i) => rtl.step(i).expect("RTL cycle"),
+            model::stim::Cycle::Reset => {
+                rtl.reset(1).expect("reset");
+                B::Outputs::unpack(&stim.params, rtl.outputs())
+            }
+        })
+        .collect()
+}
+
+/// The checks bite: a scenario's documented outcome is refused on outputs
+/// that do not show it (here: another scenario's).
+#[test]
+fn a_scenario_check_refuses_the_wrong_outcome() {
+    use model::mmu::Mmu;
+    let sc = Mmu::scenarios();
+    let by = |n: &str| sc.iter().find(|s| s.name == n).unwrap();
+    let (ok, short) = (by("headroom"), by("headroom-short"));
+    let short_stim = (short.build)();
+    let outs = rtl_outputs(&short_stim);
+    assert!((short.check.unwrap())(&short_stim, &outs).is_ok());
+    assert!((ok.check.unwrap())(&short_stim, &outs).is_err());
+    let quarter = by("dt-alpha-quarter");
+    let steady = (by("dt-steady-state").build)();
+    let outs = rtl_outputs(&steady);
+    assert!((quarter.check.unwrap())(&steady, &outs).is_err());
+    use model::pfc::Pfc;
+    let sc = Pfc::scenarios();
+    let shared = sc.iter().find(|s| s.name == "shared-frame").unwrap();
+    let refresh = (sc.iter().find(|s| s.name == "refresh").unwrap().build)();
+    let outs = rtl_outputs(&refresh);
+    assert!((shared.check.unwrap())(&refresh, &outs).is_err());
 }
 
 /// Every block of the registry: at least three scenarios each (one for a

@@ -225,17 +225,9 @@ pub fn known_equivalent(rtl: &Path) -> Vec<(String, String, String)> {
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn mutate_block<B: Bench>(
-    rtl: &Path,
-    out: &Path,
-    cases: usize,
-    jobs: usize,
-    limit: Option<usize>,
-    only: &[String],
-    list: bool,
-    md: &mut (String, String),
-) -> Result<u8>
+/// `switchsim mutate` on block `B`, with the RTL of folder `rtl`; the row and
+/// the survivors' section are appended to `md`.
+pub fn mutate_block<B: Bench>(o: &MutateOpts, rtl: &Path, md: &mut (String, String)) -> Result<u8>
 where
     B::Params: 'static,
     B::Config: 'static,
@@ -243,6 +235,7 @@ where
 {
     use crate::mutate::Fate;
     use std::fmt::Write as _;
+    let (cases, jobs, limit, only, list) = (o.cases, o.jobs, o.limit, &o.only[..], o.list);
     let top = rtl.join(format!("{}.v", B::NAME));
     let src =
         std::fs::read_to_string(&top).with_context(|| format!("reading {}", top.display()))?;
@@ -254,11 +247,13 @@ where
     }
     // A re-check (--only) gets its own scratch, so it can run beside a campaign.
     // Absolute: the compiler runs in other folders and includes by path.
-    let scratch = std::path::absolute(out)?.join("mutate").join(if only.is_empty() {
-        B::NAME.to_string()
-    } else {
-        format!("{}-only", B::NAME)
-    });
+    let scratch = std::path::absolute(&o.out)?
+        .join("mutate")
+        .join(if only.is_empty() {
+            B::NAME.to_string()
+        } else {
+            format!("{}-only", B::NAME)
+        });
     let done = std::sync::atomic::AtomicUsize::new(0);
     let c =
         crate::mutate::campaign::<B>(rtl, cases, jobs, limit, only, &scratch, |_, total, m, f| {
@@ -270,6 +265,9 @@ where
             };
             eprintln!("[{}] {n}/{total} {:<16} {what}", B::NAME, m.id);
         })?;
+    if let Some(dir) = &o.save_kills {
+        save_kills::<B>(&c.results, cases, dir)?;
+    }
     let equiv = known_equivalent(rtl);
     let is_equiv = |id: &str| {
         equiv
@@ -572,6 +570,47 @@ pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
     Ok(0)
 }
 
+/// Writes, for each killed mutant of `results`, the kill-set case that
+/// killed it to `dir/<block>/mutant-<line>-<col>-<op>.stim`: a stimulus
+/// known to catch a plausible bug, for `testbenches/regressions/`.
+fn save_kills<B: Bench>(
+    results: &[(crate::mutate::Mutant, crate::mutate::Fate)],
+    cases: usize,
+    dir: &Path,
+) -> Result<()>
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    let set = crate::mutate::kill_set::<B>(cases);
+    let dir = dir.join(B::NAME);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (m, f) in results {
+        let crate::mutate::Fate::Killed(why) = f else {
+            continue;
+        };
+        let case = why
+            .strip_prefix("case ")
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|c| c.parse::<usize>().ok());
+        let Some(stim) = case.and_then(|c| set.get(c)) else {
+            eprintln!("{} {}: killed by `{why}`, no case to save", B::NAME, m.id);
+            continue;
+        };
+        let path = dir.join(format!("mutant-{}.stim", m.id.replace(':', "-")));
+        std::fs::write(&path, stim.to_text())
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!(
+            "{} {}: killed by {why}; saved {}",
+            B::NAME,
+            m.id,
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 /// The options of `switchsim mutate`.
 #[derive(clap::Args, Debug)]
 pub struct MutateOpts {
@@ -603,23 +642,16 @@ pub struct MutateOpts {
     /// Output folder: the mutants are built under `OUT/mutate/<block>/`.
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
+    /// Save the kill-set case that killed each mutant to
+    /// `DIR/<block>/mutant-<id>.stim` (for `testbenches/regressions/`).
+    #[arg(long, value_name = "DIR")]
+    pub save_kills: Option<PathBuf>,
 }
 
 /// `switchsim mutate`.
 pub fn mutate_blocks(o: MutateOpts) -> Result<u8> {
-    let MutateOpts {
-        blocks,
-        cases,
-        jobs,
-        limit,
-        only,
-        list,
-        write,
-        rtl,
-        out,
-    } = o;
-    let rtl = crate::golden::project_rtl(rtl.as_deref())?;
-    let names = names_or_all(blocks);
+    let rtl = crate::golden::project_rtl(o.rtl.as_deref())?;
+    let names = names_or_all(o.blocks.clone());
     let mut md = (String::new(), String::new());
     let mut worst = 0;
     println!("| block | mutants | stillborn | valid | equivalent | killed | survived | kill rate | seconds |");
@@ -627,26 +659,22 @@ pub fn mutate_blocks(o: MutateOpts) -> Result<u8> {
         worst = worst.max(for_block(
             b,
             &mut MutateC {
-                cases,
-                jobs,
-                limit,
-                only: &only,
-                list,
-                md: &mut md,
+                o: &o,
                 rtl: &rtl,
-                out: &out,
+                md: &mut md,
             },
         )?);
     }
-    if let (Some(path), false) = (write, list) {
-        let (rows, dets) = merge_mutation_report(&path, &md);
+    if let (Some(path), false) = (&o.write, o.list) {
+        let (rows, dets) = merge_mutation_report(path, &md);
         let out = format!(
-            "Generated by `make mutate`: {cases} random cases of the default test budget plus the directed \
+            "Generated by `make mutate`: {} random cases of the default test budget plus the directed \
              scenarios per mutant, on each block's default variant.\n\n\
              | block | mutants | stillborn | valid | equivalent | killed | survived | kill rate | seconds |\n\
-             |---|---:|---:|---:|---:|---:|---:|---:|---:|\n{rows}\n## Survivors\n{dets}\n"
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|\n{rows}\n## Survivors\n{dets}\n",
+            o.cases
         );
-        crate::bench::update_file(&path, &out)?;
+        crate::bench::update_file(path, &out)?;
         println!("updated {}", path.display());
     }
     Ok(worst)

@@ -125,20 +125,13 @@ impl Command for BenchC<'_> {
 }
 
 pub struct MutateC<'a> {
-    pub cases: usize,
-    pub jobs: usize,
-    pub limit: Option<usize>,
-    pub only: &'a [String],
-    pub list: bool,
-    pub md: &'a mut (String, String),
+    pub o: &'a MutateOpts,
     pub rtl: &'a Path,
-    pub out: &'a Path,
+    pub md: &'a mut (String, String),
 }
 impl Command for MutateC<'_> {
     fn call<B: Bench>(&mut self) -> Result<u8> {
-        mutate_block::<B>(
-            self.rtl, self.out, self.cases, self.jobs, self.limit, self.only, self.list, self.md,
-        )
+        mutate_block::<B>(self.o, self.rtl, self.md)
     }
 }
 

@@ -125,26 +125,33 @@ where
     }
 }
 
-/// Replays every repro file in `testbenches/regressions/<block>/`.
+/// Replays every repro file in `testbenches/regressions/<block>/` and
+/// returns how many. A missing or empty folder fails: every block keeps at
+/// least one stimulus known to catch a bug (see the folder's README).
 pub fn regressions<B: Bench>() -> usize {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("regressions")
         .join(B::NAME);
+    let rd = std::fs::read_dir(&dir).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (every block keeps its regressions there)",
+            dir.display()
+        )
+    });
+    let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    files.sort();
     let mut n = 0;
-    if let Ok(rd) = std::fs::read_dir(&dir) {
-        let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        files.sort();
-        for f in files
-            .iter()
-            .filter(|f| f.extension().is_some_and(|e| e == "stim"))
-        {
-            let text = std::fs::read_to_string(f).unwrap();
-            let stim = Stimulus::<B>::from_text(&text, &B::variants())
-                .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-            lockstep_or_report(&stim, &format!("regression {}", f.display()));
-            n += 1;
-        }
+    for f in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "stim"))
+    {
+        let text = std::fs::read_to_string(f).unwrap();
+        let stim = Stimulus::<B>::from_text(&text, &B::variants())
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        lockstep_or_report(&stim, &format!("regression {}", f.display()));
+        n += 1;
     }
+    assert!(n > 0, "{}: no .stim regression to replay", dir.display());
     n
 }
 
