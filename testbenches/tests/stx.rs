@@ -82,7 +82,9 @@ fn fig2_outcomes_through_the_rtl_arbiter() {
     use studies::stx_system::{Event, Fate, GrantKind};
     use testbenches::arbiter::scenario::{FIG2A, FIG2B, FIG2C, FIG2D};
     type Shows = fn(&Event) -> bool;
-    let cases: [(&str, &[(u64, usize, usize)], u64, Shows); 4] = [
+    /// (what, the arrivals, slots, the event that shows the outcome)
+    type Case<'a> = (&'a str, &'a [(u64, usize, usize)], u64, Shows);
+    let cases: [Case; 4] = [
         ("fig2a out of order", &FIG2A, 60, |e| {
             matches!(
                 e,
