@@ -344,15 +344,17 @@ pub fn apply(text: &str, m: &Mutant) -> String {
     s
 }
 
-/// The kill set: the default test budget of block `B` as stimuli on its
-/// default variant.
-pub fn kill_set<B: Bench>(cases: usize) -> Vec<Stimulus<B>>
+/// The kill set of variant `p`: `cases` random cases drawn like the
+/// equivalence test's (its strategies, legal and illegal configurations;
+/// seeds of the campaign's own, `fuzz::case_seed(0x6d75_7461, k)`), then
+/// the block's directed scenarios on that variant.
+pub fn kill_set_of<B: Bench>(p: &B::Params, cases: usize) -> Vec<Stimulus<B>>
 where
     B::Params: 'static,
     B::Config: 'static,
     B::Inputs: 'static,
 {
-    let p = B::variants()[0].clone();
+    let p = p.clone();
     let mut v: Vec<Stimulus<B>> = (0..cases as u64)
         .map(|k| {
             let seed = crate::fuzz::case_seed(0x6d75_7461, k);
@@ -738,6 +740,155 @@ fn arm_end(s: &str) -> usize {
     s.len()
 }
 
+/// One variant's part of a campaign: its kill set as golden vectors, its
+/// ports and generics, and the unmutated RTL checked to pass them.
+struct Stage<B: Block> {
+    label: String,
+    generics: Vec<(&'static str, u64)>,
+    inputs: Vec<model::PortDesc>,
+    outputs: Vec<model::PortDesc>,
+    vectors: PathBuf,
+    cycles: usize,
+    timeout: Duration,
+    _b: std::marker::PhantomData<fn() -> B>,
+}
+
+impl<B: Bench> Stage<B>
+where
+    B::Params: 'static,
+    B::Config: 'static,
+    B::Inputs: 'static,
+{
+    /// Writes variant `p`'s kill set and checks the unmutated RTL on it.
+    fn new(
+        tc: &Toolchain,
+        rtl_dir: &Path,
+        scratch: &Path,
+        p: &B::Params,
+        cases: usize,
+    ) -> Result<Self> {
+        let label = p.label();
+        let set = kill_set_of::<B>(p, cases);
+        let cycles = set.iter().map(|s| s.cycles.len()).sum();
+        let vectors = scratch.join(format!("{}-{label}.vectors", B::NAME));
+        write_vectors(&set, &vectors)?;
+        let inputs = model::rtl_inputs::<B>(p);
+        let outputs = B::Outputs::ports(p);
+        let generics = p.verilog();
+        let base_dir = scratch.join(format!("base-{label}"));
+        // The unmutated RTL must pass, else the campaign means nothing.
+        let base = evaluate(
+            tc,
+            B::NAME,
+            &generics,
+            &inputs,
+            &outputs,
+            rtl_dir,
+            &base_dir,
+            &vectors,
+            Duration::from_secs(300),
+        )?;
+        if base != Fate::Survived {
+            bail!(
+                "the unmutated {} ({label}) does not pass its own kill set: {base:?}",
+                B::NAME
+            );
+        }
+        // A mutant hangs when it runs far longer than the original (e.g. a
+        // loop whose increment became a decrement): 20x the original's run
+        // time, at least 10 s, is a hang and counts as killed.
+        let tb = Instant::now();
+        let o = run(
+            Command::new(base_dir.join("check")).arg(&vectors),
+            "the checker",
+        )?;
+        if !o.status.success() {
+            bail!(
+                "the unmutated {} ({label}) checker failed on a re-run",
+                B::NAME
+            );
+        }
+        let timeout = (tb.elapsed() * 20).max(Duration::from_secs(10));
+        Ok(Stage {
+            label,
+            generics,
+            inputs,
+            outputs,
+            vectors,
+            cycles,
+            timeout,
+            _b: std::marker::PhantomData,
+        })
+    }
+
+    /// Each of `ms` applied to `src` and run against this stage's kill
+    /// set, `jobs` at a time; their fates, in order.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &self,
+        tc: &Toolchain,
+        rtl_dir: &Path,
+        scratch: &Path,
+        src: &str,
+        ms: &[Mutant],
+        jobs: usize,
+        progress: &(impl Fn(usize, usize, &Mutant, &Fate) + Sync),
+    ) -> Result<Vec<Fate>> {
+        let queue = Arc::new(Mutex::new(
+            ms.iter().cloned().enumerate().collect::<Vec<_>>(),
+        ));
+        let results = Arc::new(Mutex::new(vec![None; ms.len()]));
+        let total = ms.len();
+        let generics = &self.generics;
+        std::thread::scope(|sc| -> Result<()> {
+            let mut hs = vec![];
+            for j in 0..jobs.max(1) {
+                let (queue, results) = (queue.clone(), results.clone());
+                hs.push(sc.spawn(move || -> Result<()> {
+                    loop {
+                        let Some((k, m)) = queue.lock().unwrap().pop() else {
+                            return Ok(());
+                        };
+                        let dir = scratch.join(format!("job{j}"));
+                        let rtl = dir.join("rtl");
+                        let _ = std::fs::remove_dir_all(&rtl);
+                        std::fs::create_dir_all(&rtl)?;
+                        for f in crate::golden::rtl_files(rtl_dir, B::NAME)? {
+                            std::fs::copy(&f, rtl.join(f.file_name().unwrap()))?;
+                        }
+                        std::fs::write(rtl.join(format!("{}.v", B::NAME)), apply(src, &m))?;
+                        let fate = evaluate(
+                            tc,
+                            B::NAME,
+                            generics,
+                            &self.inputs,
+                            &self.outputs,
+                            &rtl,
+                            &dir.join(format!("build-{}", self.label)),
+                            &self.vectors,
+                            self.timeout,
+                        )?;
+                        progress(k, total, &m, &fate);
+                        results.lock().unwrap()[k] = Some(fate);
+                    }
+                }));
+            }
+            for h in hs {
+                h.join()
+                    .map_err(|_| anyhow!("a mutation worker panicked"))??;
+            }
+            Ok(())
+        })?;
+        Ok(Arc::try_unwrap(results)
+            .unwrap()
+            .into_inner()
+            .unwrap()
+            .into_iter()
+            .map(|f| f.unwrap())
+            .collect())
+    }
+}
+
 /// Runs the campaign on block `B` with `jobs` mutants in parallel.
 pub fn campaign<B: Bench>(
     rtl_dir: &Path,
@@ -770,99 +921,31 @@ where
         all.truncate(n);
     }
     let tc = toolchain(&scratch.join("rt"))?;
-    let set = kill_set::<B>(cases);
-    let cycles = set.iter().map(|s| s.cycles.len()).sum();
-    let vectors = scratch.join(format!("{}.vectors", B::NAME));
     std::fs::create_dir_all(scratch)?;
-    write_vectors(&set, &vectors)?;
-    let p = set[0].params.clone();
-    let inputs = model::rtl_inputs::<B>(&p);
-    let outputs = B::Outputs::ports(&p);
-    let generics = p.verilog();
-    let timeout = Duration::from_secs(300);
-    // The unmutated RTL must pass, else the campaign means nothing.
-    let base = evaluate(
-        &tc,
-        B::NAME,
-        &generics,
-        &inputs,
-        &outputs,
-        rtl_dir,
-        &scratch.join("base"),
-        &vectors,
-        timeout,
-    )?;
-    if base != Fate::Survived {
-        bail!(
-            "the unmutated {} does not pass its own kill set: {base:?}",
-            B::NAME
-        );
-    }
-    // A mutant hangs when it runs far longer than the original (e.g. a loop
-    // whose increment became a decrement): 20x the original's run time,
-    // at least 10 s, is a hang and counts as killed.
-    let tb = Instant::now();
-    let o = run(
-        Command::new(scratch.join("base").join("check")).arg(&vectors),
-        "the checker",
-    )?;
-    if !o.status.success() {
-        bail!("the unmutated {} checker failed on a re-run", B::NAME);
-    }
-    let timeout = (tb.elapsed() * 20).max(Duration::from_secs(10));
-    let queue = Arc::new(Mutex::new(
-        all.clone().into_iter().enumerate().collect::<Vec<_>>(),
-    ));
-    let results = Arc::new(Mutex::new(vec![None; all.len()]));
-    let total = all.len();
-    std::thread::scope(|sc| -> Result<()> {
-        let mut hs = vec![];
-        for j in 0..jobs.max(1) {
-            let queue = queue.clone();
-            let results = results.clone();
-            let (tc, inputs, outputs, generics, vectors, src, progress) =
-                (&tc, &inputs, &outputs, &generics, &vectors, &src, &progress);
-            let scratch = scratch.to_path_buf();
-            hs.push(sc.spawn(move || -> Result<()> {
-                loop {
-                    let Some((k, m)) = queue.lock().unwrap().pop() else {
-                        return Ok(());
-                    };
-                    let dir = scratch.join(format!("job{j}"));
-                    let rtl = dir.join("rtl");
-                    let _ = std::fs::remove_dir_all(&rtl);
-                    std::fs::create_dir_all(&rtl)?;
-                    for f in crate::golden::rtl_files(rtl_dir, B::NAME)? {
-                        std::fs::copy(&f, rtl.join(f.file_name().unwrap()))?;
-                    }
-                    std::fs::write(rtl.join(format!("{}.v", B::NAME)), apply(src, &m))?;
-                    let fate = evaluate(
-                        tc,
-                        B::NAME,
-                        generics,
-                        inputs,
-                        outputs,
-                        &rtl,
-                        &dir.join("build"),
-                        vectors,
-                        timeout,
-                    )?;
-                    progress(k, total, &m, &fate);
-                    results.lock().unwrap()[k] = Some(fate);
-                }
-            }));
+    let variants = B::variants();
+    // The whole catalogue on the default variant; then each survivor on
+    // every other variant, with that variant's own kill set: a mutant only
+    // the default variant cannot tell apart is killed there.
+    let first = Stage::<B>::new(&tc, rtl_dir, scratch, &variants[0], cases)?;
+    let cycles = first.cycles;
+    let fates = first.run(&tc, rtl_dir, scratch, &src, &all, jobs, &progress)?;
+    let mut results: Vec<(Mutant, Fate)> = all.into_iter().zip(fates).collect();
+    for v in &variants[1..] {
+        let left: Vec<usize> = (0..results.len())
+            .filter(|&k| results[k].1 == Fate::Survived)
+            .collect();
+        if left.is_empty() {
+            break;
         }
-        for h in hs {
-            h.join()
-                .map_err(|_| anyhow!("a mutation worker panicked"))??;
+        let stage = Stage::<B>::new(&tc, rtl_dir, scratch, v, cases)?;
+        let ms: Vec<Mutant> = left.iter().map(|&k| results[k].0.clone()).collect();
+        let fates = stage.run(&tc, rtl_dir, scratch, &src, &ms, jobs, &progress)?;
+        for (&k, f) in left.iter().zip(fates) {
+            if let Fate::Killed(why) = f {
+                results[k].1 = Fate::Killed(format!("on variant {}: {why}", v.label()));
+            }
         }
-        Ok(())
-    })?;
-    let results: Vec<(Mutant, Fate)> = all
-        .into_iter()
-        .zip(Arc::try_unwrap(results).unwrap().into_inner().unwrap())
-        .map(|(m, f)| (m, f.unwrap()))
-        .collect();
+    }
     Ok(Campaign {
         block: B::NAME,
         results,

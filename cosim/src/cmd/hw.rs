@@ -583,14 +583,31 @@ where
     B::Config: 'static,
     B::Inputs: 'static,
 {
-    let set = crate::mutate::kill_set::<B>(cases);
     let dir = dir.join(B::NAME);
+    let mut sets = std::collections::HashMap::new();
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     for (m, f) in results {
         let crate::mutate::Fate::Killed(why) = f else {
             continue;
         };
-        let case = why
+        // `case C ...` on the default variant, `on variant L: case C ...`
+        // on another.
+        let (variant, rest) = match why.strip_prefix("on variant ") {
+            Some(r) => r.split_once(": ").unwrap_or((r, "")),
+            None => ("", why.as_str()),
+        };
+        let Some(p) = B::variants()
+            .into_iter()
+            .enumerate()
+            .find(|(k, p)| p.label() == variant || (variant.is_empty() && *k == 0))
+            .map(|(_, p)| p)
+        else {
+            continue;
+        };
+        let set = sets
+            .entry(p.label())
+            .or_insert_with(|| crate::mutate::kill_set_of::<B>(&p, cases));
+        let case = rest
             .strip_prefix("case ")
             .and_then(|r| r.split_whitespace().next())
             .and_then(|c| c.parse::<usize>().ok());
