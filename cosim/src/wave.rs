@@ -394,26 +394,28 @@ impl MergedWave {
         writeln!(g, "TOP.mismatch")?;
         writeln!(g, "TOP.clk_i")?;
         writeln!(g, "TOP.rst_ni")?;
-        writeln!(g, "@200\n-inputs")?;
-        writeln!(g, "@24")?;
-        for p in &self.inp.layout.ports {
-            writeln!(g, "{}", sig("", p))?;
-        }
-        writeln!(g, "@200\n-{block}: model / rtl")?;
-        writeln!(g, "@24")?;
-        for p in &self.model.layout.ports {
-            writeln!(g, "{}", sig("model.", p))?;
-            writeln!(g, "{}", sig("rtl.", p))?;
-        }
-        writeln!(g, "@200\n-{block}: model registers")?;
-        writeln!(g, "@24")?;
-        for p in &self.state.layout.ports {
-            writeln!(g, "{}", sig("model.", p))?;
-        }
-        writeln!(g, "@200\n-configuration")?;
-        writeln!(g, "@24")?;
-        for p in &self.cfg.layout.ports {
-            writeln!(g, "{}", sig("", p))?;
+        // Sections: a comment trace, then each port in the scopes given.
+        let sections: [(String, &Layout, &[&str]); 4] = [
+            ("inputs".into(), &self.inp.layout, &[""]),
+            (
+                format!("{block}: model / rtl"),
+                &self.model.layout,
+                &["model.", "rtl."],
+            ),
+            (
+                format!("{block}: model registers"),
+                &self.state.layout,
+                &["model."],
+            ),
+            ("configuration".into(), &self.cfg.layout, &[""]),
+        ];
+        for (title, layout, scopes) in sections {
+            writeln!(g, "@200\n-{title}\n@24")?;
+            for p in &layout.ports {
+                for scope in scopes {
+                    writeln!(g, "{}", sig(scope, p))?;
+                }
+            }
         }
         std::fs::write(&gtkw, g).with_context(|| format!("writing {}", gtkw.display()))?;
         Ok((self.path, gtkw))
