@@ -80,15 +80,6 @@ module stx_egress #(
   localparam [2:0] F_NONE = 3'd0, F_DLV = 3'd1, F_INO = 3'd2, F_OOO = 3'd3,
                    F_DUP = 3'd4, F_OOW = 3'd5, F_CONF = 3'd6, F_REF = 3'd7;
 
-  // Elaboration-time parameter check (docs/stx_egress.md, Structure).
-  generate
-    if (N < 2 || N > 16 || (N & (N - 1)) != 0 || R < 1 || R > 4 || B < 2 || B > 64
-        || (B & (B - 1)) != 0 || SW <= PW || SW > 16 || IW < 1 || IW > 16
-        || CNTW < OW || CNTW > 32) begin : gen_bad_params
-      illegal_stx_egress_parameters u_bad ();
-    end
-  endgenerate
-
   // ---------------------------------------------------------------------------
   // Registers
   // ---------------------------------------------------------------------------

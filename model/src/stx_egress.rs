@@ -482,9 +482,7 @@ impl Block for StxEgress {
     fn check(p: &StxEgressParams, c: &StxEgressConfig) -> Result<(), ConfigError> {
         p.check()?;
         crate::block::check_range("cfg_scheme_i", c.cfg_scheme_i.value() as u64, 0, 2)
-            .map_err(|e| {
-                ConfigError::new(e.field, format!("{} (0 SR, 1 GBN, 2 SAW)", e.msg))
-            })
+            .map_err(|e| ConfigError::new(e.field, format!("{} (0 SR, 1 GBN, 2 SAW)", e.msg)))
     }
 
     fn new(p: &StxEgressParams, c: &StxEgressConfig) -> Self {

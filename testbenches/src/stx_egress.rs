@@ -181,7 +181,10 @@ impl StxEgressGen {
                 0 => add(h, b - 1),
                 1 => add(h, b),
                 2 => add(h, modulus / 2),
-                _ => add(h, r.range(b as u64, (modulus / 2).max(b + 1) as u64 - 1) as u32),
+                _ => add(
+                    h,
+                    r.range(b as u64, (modulus / 2).max(b + 1) as u64 - 1) as u32,
+                ),
             },
             Kind::Any => r.below(modulus as u64) as u32,
         };
@@ -341,7 +344,14 @@ pub mod scenario {
 
     /// Fig. 2(a) under SR.
     pub fn ooo_resequenced() -> Stimulus<StxEgress> {
-        build(StxEgressParams::default(), Scheme::Sr, 20, 0x2a, fig2a, |_| false)
+        build(
+            StxEgressParams::default(),
+            Scheme::Sr,
+            20,
+            0x2a,
+            fig2a,
+            |_| false,
+        )
     }
 
     /// Fig. 2(b): input 3's cell A (seq 0) arrives speculatively at cycle 4

@@ -88,7 +88,11 @@ fn check_against_reference(s: &Stimulus<StxEgress>) -> Result<(), TestCaseError>
         } else {
             // Work conserving: no delivery only if nothing was ready.
             let any_held = (0..p.n).any(|k| held[k].contains_key(&head[k]));
-            prop_assert!(!i.dlv_ready_i || !any_held, "cycle {}: idle with a head held", t);
+            prop_assert!(
+                !i.dlv_ready_i || !any_held,
+                "cycle {}: idle with a head held",
+                t
+            );
         }
         // The fates.
         let mut seen = 0u64;
@@ -229,10 +233,7 @@ fn fig2b_duplicate_is_dropped() {
     assert_eq!(fates(&outs[4])[0], Fate::Delivered);
     assert_eq!(fates(&outs[8])[0], Fate::Duplicate);
     assert_eq!(fates(&outs[9])[0], Fate::Delivered);
-    assert_eq!(
-        deliveries(&outs),
-        vec![(4, 3, 0, 0xa0), (9, 3, 1, 0xb1)]
-    );
+    assert_eq!(deliveries(&outs), vec![(4, 3, 0, 0xa0), (9, 3, 1, 0xb1)]);
     assert_eq!(outs.last().unwrap().cnt_dup_o, 1);
 }
 
