@@ -137,7 +137,7 @@ crate::port_group! {
     /// Runtime configuration, held for a run.
     pub struct StxEgressConfig<StxEgressParams> |p| {
         /// Delivery scheme: 0 selective retry, 1 go-back-N, 2 stop-and-wait (3 illegal).
-        cfg_scheme_i: u2 = 2,
+        cfg_scheme_i: u2 = 2 => Radix::Names(&["sr", "gbn", "saw"]),
     }
 }
 
@@ -171,7 +171,7 @@ crate::port_group! {
         /// It is this cycle's arrival (bypass), not a cell from the RSQ.
         dlv_byp_o: bool = 1,
         /// Per receiver: what became of its cell (see `Fate`).
-        arr_fate_o: Vec<u8> = (3, p.r),
+        arr_fate_o: Vec<u8> = (3, p.r) => Radix::Names(Fate::NAMES),
         /// Per input: next sequence number to deliver (registered).
         head_seq_o: Vec<u16> = (p.sw, p.n),
         /// Per input: next sequence number expected, the first not received (registered).
@@ -244,6 +244,11 @@ pub enum Fate {
 }
 
 impl Fate {
+    /// The fates' names, indexed by code (for `arr_fate_o`).
+    pub const NAMES: &'static [&'static str] = &[
+        "none", "delivered", "in_order", "out_of_order", "duplicate", "out_of_window", "conflict",
+        "refused",
+    ];
     /// All codes, in order.
     pub const ALL: [Fate; 8] = [
         Fate::None,

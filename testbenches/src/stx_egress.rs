@@ -253,30 +253,35 @@ impl Bench for StxEgress {
                 about: "seed 004 Fig. 2(a): A's speculative copy is lost, B arrives first and is \
                         held; A's retransmission releases both, in order",
                 build: s::ooo_resequenced,
+                check: Some(s::held_then_in_order),
             },
             crate::Scenario {
                 name: "duplicate",
                 about: "seed 004 Fig. 2(b): A wins speculatively; a grant before the ACK sends \
                         it again; the copy is dropped",
                 build: s::duplicate,
+                check: Some(s::a_copy_dropped),
             },
             crate::Scenario {
                 name: "sequence-wrap",
                 about: "one input's stream crosses the sequence-number wrap twice, reordered \
                         inside the window",
                 build: s::sequence_wrap,
+                check: None,
             },
             crate::Scenario {
                 name: "contention",
                 about: "four inputs hold cells while the output is stalled, then leave round \
                         robin, one per cycle",
                 build: s::contention,
+                check: None,
             },
             crate::Scenario {
                 name: "go-back-n",
                 about: "the Fig. 2(a) arrivals under GBN: B is dropped, A and B's resend are \
                         taken in order",
                 build: s::go_back_n,
+                check: None,
             },
         ]
     }
@@ -352,6 +357,54 @@ pub mod scenario {
             fig2a,
             |_| false,
         )
+    }
+
+    /// Scenario check of [`ooo_resequenced`]: input 2's B (seq 6) is held
+    /// out of order, and input 2's cells leave in sequence order, 0 to 6,
+    /// each once.
+    pub fn held_then_in_order(
+        _: &Stimulus<StxEgress>,
+        outs: &[StxEgressOutputs],
+    ) -> Result<(), String> {
+        if !outs
+            .iter()
+            .any(|o| o.arr_fate_o.contains(&model::stx_egress::Fate::OutOfOrder.code()))
+        {
+            return Err("no cell held out of order".into());
+        }
+        let seqs: Vec<u16> = outs
+            .iter()
+            .filter(|o| o.dlv_valid_o && o.dlv_src_o == 2)
+            .map(|o| o.dlv_seq_o)
+            .collect();
+        if seqs == (0..=6).collect::<Vec<u16>>() {
+            Ok(())
+        } else {
+            Err(format!("input 2 delivered {seqs:?}, expected 0..=6 in order"))
+        }
+    }
+
+    /// Scenario check of [`duplicate`]: one copy dropped as a duplicate, and
+    /// input 3 delivers seq 0 then 1, each once.
+    pub fn a_copy_dropped(
+        _: &Stimulus<StxEgress>,
+        outs: &[StxEgressOutputs],
+    ) -> Result<(), String> {
+        let dups = outs
+            .iter()
+            .flat_map(|o| &o.arr_fate_o)
+            .filter(|&&f| f == model::stx_egress::Fate::Duplicate.code())
+            .count();
+        let seqs: Vec<u16> = outs
+            .iter()
+            .filter(|o| o.dlv_valid_o && o.dlv_src_o == 3)
+            .map(|o| o.dlv_seq_o)
+            .collect();
+        if dups == 1 && seqs == [0, 1] {
+            Ok(())
+        } else {
+            Err(format!("{dups} duplicates, input 3 delivered {seqs:?}: expected 1 and [0, 1]"))
+        }
     }
 
     /// Fig. 2(b): input 3's cell A (seq 0) arrives speculatively at cycle 4

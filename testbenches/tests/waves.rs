@@ -345,4 +345,12 @@ fn a_mismatch_is_reported_with_cycle_signal_values_repro_and_waveforms() {
         gtkw.contains(&format!("*-13.000000 {} ", t * 100)),
         "marker at {t}:\n{gtkw}"
     );
+    // The view opens with the divergence in it: it starts a few cycles
+    // before (GTKWave counts in ps; a cycle is 1 ns, `t` is in 100 ps).
+    let start: u64 = gtkw
+        .lines()
+        .find_map(|l| l.strip_prefix("[timestart] "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no [timestart]:\n{gtkw}"));
+    assert!(start < t * 100 && start + 40 * 1000 >= t * 100, "view at {start} ps");
 }
