@@ -401,16 +401,20 @@ pub mod scenario {
     /// A hot flow and a cold flow alternate into detection queue 1 of VC1.
     /// Downstream, the hot point takes one packet every 8 cycles (the
     /// queue whose head is a hot packet is stopped otherwise), the cold
-    /// one takes everything. At cycle 300 the downstream port notifies
+    /// one takes everything. At cycle 100 the downstream port notifies
     /// congestion at (1, 3), 2 hops, SL 5: a SAQ is allocated, the hot
-    /// packets go there and the cold flow is no longer blocked.
+    /// packets go there and the cold flow is no longer blocked. The sender
+    /// honours the SAQ's Xoff (it sends cold packets while the hot SAQ is
+    /// in Xoff), so the hot packets do not fill the memory. The hot packets
+    /// already in the detection queue at the allocation still leave one
+    /// per 8 cycles: the cold flow is free once they are gone.
     pub fn hotspot() -> (Stimulus<RecnPort>, Script) {
         let mut s = Script::new(cfg());
         let mut budget = 0u32;
         let mut k = 0u8;
         let mut last_taken = true;
         let mut offered_hot = false;
-        s.run(700, |t, m, outs, i| {
+        s.run(1200, |t, m, outs, i| {
             if let Some(o) = outs.last() {
                 if o.out_valid_o && o.out_id_o & HOT != 0 {
                     budget = budget.saturating_sub(1);
@@ -424,7 +428,14 @@ pub mod scenario {
                 offered_hot = !offered_hot;
                 k = k.wrapping_add(1) & 0x7f;
             }
-            if offered_hot {
+            // The sender honours the SAQs' Xoff: while the hot flow's SAQ
+            // is in Xoff it sends cold packets only.
+            let q = m.queue_of(HOT_ROUTE, 5);
+            let hot_xoff = m
+                .params()
+                .queue_line(q)
+                .is_some_and(|j| m.state().xoff_q[j]);
+            if offered_hot && !hot_xoff {
                 offer(i, HOT_ROUTE, 5, HOT | k);
             } else {
                 offer(i, COLD_ROUTE, 5, k);
@@ -433,7 +444,7 @@ pub mod scenario {
             for q in 0..m.params().nq() {
                 i.stop_i[q] = matches!(m.head(q), Some((id, _, _)) if id & HOT != 0) && budget == 0;
             }
-            if t == 300 {
+            if t == 100 {
                 notify(i, false, HOT_ROUTE, 2, 5);
             }
         });
