@@ -69,6 +69,7 @@ module recn_port #(
 
   output wire              in_ready_o,
   output wire [QW-1:0]     in_queue_o,
+  output wire [AW-1:0]     in_desc_o,
   output wire              out_valid_o,
   output wire [QW-1:0]     out_queue_o,
   output wire [7:0]        out_id_o,
@@ -121,8 +122,8 @@ module recn_port #(
   reg [4:0]       len_q [0:C-1];
 
   wire cfg_err = (cfg_rel_thr_i == {CW{1'b0}}) || (cfg_rel_thr_i > cfg_det_thr_i)
-              || (cfg_det_thr_i > C[CW-1:0]) || (cfg_xoff_i == {CW{1'b0}})
-              || (cfg_xoff_i > C[CW-1:0]) || (cfg_xon_i >= cfg_xoff_i);
+              || (cfg_det_thr_i > C[CW-1:0]) || (cfg_xoff_i > C[CW-1:0])
+              || (cfg_xon_i >= cfg_xoff_i);   // (an Xoff of 0 is caught by the last)
   assign cfg_err_o = cfg_err;
 
   // ---------------------------------------------------------------------------
@@ -219,6 +220,7 @@ module recn_port #(
 
   assign in_ready_o = enq;
   assign in_queue_o = enq ? aq : {QW{1'b0}};
+  assign in_desc_o  = enq ? e : {AW{1'b0}};
 
   // The lowest free descriptor, the one released this cycle included.
   reg [AW-1:0] e;
@@ -431,7 +433,6 @@ module recn_port #(
     end
     rel_o  = {L{1'b0}};
     xoff_d = xoff_q;
-    locc   = {CW{1'b0}};
     for (y = 0; y < L; y = y + 1) begin
       locc = occ_d[((y / S) * QV + D + (y % S))*CW +: CW];
       if (locc >= cfg_xoff_i)      xoff_d[y] = 1'b1;

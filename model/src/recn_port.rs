@@ -180,6 +180,8 @@ crate::port_group! {
         in_ready_o: bool = 1,
         /// The queue it enters (0 when not taken).
         in_queue_o: u8 = p.qw(),
+        /// The descriptor it is stored in (0 when not taken).
+        in_desc_o: u16 = p.aw(),
         /// A packet leaves.
         out_valid_o: bool = 1,
         /// Its queue (0 when none).
@@ -402,7 +404,6 @@ fn cfg_bad(p: &RecnPortParams, c: &RecnPortConfig) -> bool {
     c.cfg_rel_thr_i == 0
         || c.cfg_rel_thr_i > c.cfg_det_thr_i
         || c.cfg_det_thr_i > cc
-        || c.cfg_xoff_i == 0
         || c.cfg_xoff_i > cc
         || c.cfg_xon_i >= c.cfg_xoff_i
 }
@@ -489,7 +490,9 @@ impl RecnPort {
         for j in 0..p.l() {
             if !s.valid_q[j] {
                 assert_eq!(s.occ_q[p.line_queue(j)], 0, "free line {j} holds packets");
-                assert!(!s.gone_q[j] && !s.up_q[j] && !s.xoff_q[j]);
+                assert!(!s.gone_q[j] && !s.up_q[j], "free line {j}: flags");
+                // (With an illegal Xoff of 0 an empty SAQ is in Xoff.)
+                assert!(self.cfg_err || !s.xoff_q[j], "free line {j}: Xoff");
             }
             for k in j + 1..p.l() {
                 if s.valid_q[j] && s.valid_q[k] {
@@ -718,6 +721,7 @@ impl Block for RecnPort {
         let enq = i.in_valid_i && !self.cfg_err && fits;
         o.in_ready_o = enq;
         o.in_queue_o = if enq { aq as u8 } else { 0 };
+        o.in_desc_o = 0;
         if i.in_valid_i && !self.cfg_err && !fits {
             ev.refused_full = true;
         }
@@ -745,6 +749,7 @@ impl Block for RecnPort {
             }
             if enq {
                 let e = s.free_q.iter().position(|&f| f).expect("a free descriptor");
+                o.in_desc_o = e as u16;
                 ev.desc_reused = deq.is_some() && e == h;
                 ev.same_queue = deq == Some(aq);
                 if s.occ_q[aq] == 0 {

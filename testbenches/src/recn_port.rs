@@ -49,7 +49,7 @@ pub fn config_strategy(p: &RecnPortParams, illegal: bool) -> BoxedStrategy<RecnP
     } else {
         Just(false).boxed()
     };
-    (slvc, det, any::<u16>(), xoff, any::<u16>(), bad, 0u8..5)
+    (slvc, det, any::<u16>(), xoff, any::<u16>(), bad, 0u8..6)
         .prop_map(move |(sl_vc, det, r, xoff, x, bad, which)| {
             // rel in 1..=det (det itself now and then), xon in 0..xoff.
             let rel = match r % 4 {
@@ -75,6 +75,10 @@ pub fn config_strategy(p: &RecnPortParams, illegal: bool) -> BoxedStrategy<RecnP
                     1 => cfg.cfg_rel_thr_i = det + 1,
                     2 => cfg.cfg_det_thr_i = (c + 1).min(cmax),
                     3 => cfg.cfg_xoff_i = 0,
+                    4 => {
+                        cfg.cfg_xoff_i = (c + 1).min(cmax);
+                        cfg.cfg_xon_i = xon.min(c);
+                    }
                     _ => cfg.cfg_xon_i = xoff,
                 }
             }
