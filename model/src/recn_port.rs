@@ -555,10 +555,16 @@ impl Block for RecnPort {
             ));
         }
         if !(1..=16).contains(&p.s) {
-            return Err(ConfigError::new("S", format!("{} SAQs: must be 1..=16", p.s)));
+            return Err(ConfigError::new(
+                "S",
+                format!("{} SAQs: must be 1..=16", p.s),
+            ));
         }
         if !(32..=1024).contains(&p.c) {
-            return Err(ConfigError::new("C", format!("{} cells: must be 32..=1024", p.c)));
+            return Err(ConfigError::new(
+                "C",
+                format!("{} cells: must be 32..=1024", p.c),
+            ));
         }
         if p.rw < p.tb() || p.rw > 32 {
             return Err(ConfigError::new(
@@ -578,13 +584,8 @@ impl Block for RecnPort {
         )
         .map_err(|e| ConfigError::new(e.field, format!("{} (cfg_det_thr_i)", e.msg)))?;
         check_range("cfg_xoff_i", c.cfg_xoff_i as u64, 1, cc)?;
-        check_range(
-            "cfg_xon_i",
-            c.cfg_xon_i as u64,
-            0,
-            c.cfg_xoff_i as u64 - 1,
-        )
-        .map_err(|e| ConfigError::new(e.field, format!("{} (below cfg_xoff_i)", e.msg)))?;
+        check_range("cfg_xon_i", c.cfg_xon_i as u64, 0, c.cfg_xoff_i as u64 - 1)
+            .map_err(|e| ConfigError::new(e.field, format!("{} (below cfg_xoff_i)", e.msg)))?;
         debug_assert!(!cfg_bad(p, c));
         Ok(())
     }
@@ -694,8 +695,7 @@ impl Block for RecnPort {
             g1.map(|k| qv + k as usize)
         };
         ev.vc0_over_vc1 = rdy && req[0] != 0 && req[1] != 0;
-        ev.stopped_skipped =
-            deq.is_some() && (0..nq).any(|q| i.stop_i[q] && self.s.occ_q[q] != 0);
+        ev.stopped_skipped = deq.is_some() && (0..nq).any(|q| i.stop_i[q] && self.s.occ_q[q] != 0);
         o.out_valid_o = deq.is_some();
         o.out_queue_o = 0;
         o.out_id_o = 0;
@@ -970,7 +970,10 @@ mod tests {
         assert_eq!(p.queue_line(11), Some(3));
         assert_eq!(p.queue_line(6), None);
         let paper = RecnPort::variants()[1];
-        assert_eq!((paper.tb(), paper.h(), paper.hw(), paper.cw()), (3, 10, 4, 10));
+        assert_eq!(
+            (paper.tb(), paper.h(), paper.hw(), paper.cw()),
+            (3, 10, 4, 10)
+        );
     }
 
     #[test]
@@ -1012,7 +1015,10 @@ mod tests {
         let mut i = pkt(4, 1, 0, 16);
         i.out_ready_i = true;
         let o = m.step(&i);
-        assert!(o.out_valid_o && o.out_id_o == 0 && o.in_ready_o, "release first");
+        assert!(
+            o.out_valid_o && o.out_id_o == 0 && o.in_ready_o,
+            "release first"
+        );
         m.assert_invariants();
         assert_eq!(
             m.packets(1).iter().map(|x| x.0).collect::<Vec<_>>(),

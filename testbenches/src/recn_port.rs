@@ -231,7 +231,11 @@ impl Generator<RecnPort> for RecnPortGen {
         let f = self.flows[r.below(self.flows.len() as u64) as usize];
         let mut route = f.0;
         let mut hops = r.range(1, 3.min(p.h() as u64)) as u8;
-        let mut sl = if r.chance(0.75) { f.1 } else { r.below(8) as u8 };
+        let mut sl = if r.chance(0.75) {
+            f.1
+        } else {
+            r.below(8) as u8
+        };
         if kind && r.chance(0.8) {
             // A line the CAM holds.
             let s = m.state();

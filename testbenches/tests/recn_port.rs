@@ -70,14 +70,18 @@ fn hotspot_saq_removes_hol_blocking() {
     assert!(cold_after >= 45, "cold after {cold_after}");
     // Hot packets enter the SAQ after the allocation.
     let saq = p.line_queue(2);
-    assert!(o[200..].iter().any(|o| o.in_ready_o && o.in_queue_o as usize == saq));
+    assert!(o[200..]
+        .iter()
+        .any(|o| o.in_ready_o && o.in_queue_o as usize == saq));
     assert!(o[200..].iter().all(|o| !o.in_ready_o
         || o.in_queue_o as usize == saq
         || o.in_queue_o as usize == p.qv() + (COLD_ROUTE as usize & 3)));
     // The hot point still gets its share.
     let hot_after = scenario::left(o, true, 1000, 1100);
     assert!((10..=14).contains(&hot_after), "hot after {hot_after}");
-    assert!(o.iter().all(|o| !o.out_valid_o || o.out_id_o & HOT != 0 || o.out_sl_o.value() == 5));
+    assert!(o
+        .iter()
+        .all(|o| !o.out_valid_o || o.out_id_o & HOT != 0 || o.out_sl_o.value() == 5));
     support::lockstep_or_report(&stim, "hotspot");
 }
 
@@ -113,9 +117,16 @@ fn release_after_vanish_and_drain() {
     let van = o.iter().rposition(|o| o.up_valid_o).unwrap();
     assert!(o[van].up_kind_o && o[van].up_hops_o == 1);
     let rel = o.iter().position(|o| o.rel_o[2]).expect("released");
-    assert!(rel >= van && rel == 40 + 11, "released at {rel}, vanish at {van}");
+    assert!(
+        rel >= van && rel == 40 + 11,
+        "released at {rel}, vanish at {van}"
+    );
     assert!(!o[rel + 1].cam_valid_o[2] && o[rel + 1].cam_route_o[2] == 0);
-    assert_eq!(o[100].in_queue_o as usize, p.qv() + 2, "back to the detection queue");
+    assert_eq!(
+        o[100].in_queue_o as usize,
+        p.qv() + 2,
+        "back to the detection queue"
+    );
     support::lockstep_or_report(&stim, "release");
 }
 
@@ -178,4 +189,3 @@ fn illegal_configuration_takes_nothing() {
 fn random_stimulus_covers_every_bin() {
     support::random_stimulus_covers_every_bin::<RecnPort>();
 }
-
