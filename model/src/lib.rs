@@ -24,6 +24,7 @@ pub mod prim_lfsr;
 pub mod prim_rr_arb;
 pub mod prim_sat_cnt;
 pub mod prim_timer;
+pub mod recn_port;
 pub mod stx_egress;
 
 pub use block::{rtl_inputs, Block, ConfigError, Params};

@@ -246,7 +246,13 @@ pub enum Fate {
 impl Fate {
     /// The fates' names, indexed by code (for `arr_fate_o`).
     pub const NAMES: &'static [&'static str] = &[
-        "none", "delivered", "in_order", "out_of_order", "duplicate", "out_of_window", "conflict",
+        "none",
+        "delivered",
+        "in_order",
+        "out_of_order",
+        "duplicate",
+        "out_of_window",
+        "conflict",
         "refused",
     ];
     /// All codes, in order.

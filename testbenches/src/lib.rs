@@ -23,6 +23,7 @@ pub mod credit;
 pub mod mmu;
 pub mod pfc;
 pub mod prim;
+pub mod recn_port;
 pub mod stx_egress;
 
 #[cfg(test)]

@@ -366,10 +366,10 @@ pub mod scenario {
         _: &Stimulus<StxEgress>,
         outs: &[StxEgressOutputs],
     ) -> Result<(), String> {
-        if !outs
-            .iter()
-            .any(|o| o.arr_fate_o.contains(&model::stx_egress::Fate::OutOfOrder.code()))
-        {
+        if !outs.iter().any(|o| {
+            o.arr_fate_o
+                .contains(&model::stx_egress::Fate::OutOfOrder.code())
+        }) {
             return Err("no cell held out of order".into());
         }
         let seqs: Vec<u16> = outs
@@ -380,7 +380,9 @@ pub mod scenario {
         if seqs == (0..=6).collect::<Vec<u16>>() {
             Ok(())
         } else {
-            Err(format!("input 2 delivered {seqs:?}, expected 0..=6 in order"))
+            Err(format!(
+                "input 2 delivered {seqs:?}, expected 0..=6 in order"
+            ))
         }
     }
 
@@ -403,7 +405,9 @@ pub mod scenario {
         if dups == 1 && seqs == [0, 1] {
             Ok(())
         } else {
-            Err(format!("{dups} duplicates, input 3 delivered {seqs:?}: expected 1 and [0, 1]"))
+            Err(format!(
+                "{dups} duplicates, input 3 delivered {seqs:?}: expected 1 and [0, 1]"
+            ))
         }
     }
 

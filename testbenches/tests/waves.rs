@@ -352,5 +352,8 @@ fn a_mismatch_is_reported_with_cycle_signal_values_repro_and_waveforms() {
         .find_map(|l| l.strip_prefix("[timestart] "))
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or_else(|| panic!("no [timestart]:\n{gtkw}"));
-    assert!(start < t * 100 && start + 40 * 1000 >= t * 100, "view at {start} ps");
+    assert!(
+        start < t * 100 && start + 40 * 1000 >= t * 100,
+        "view at {start} ps"
+    );
 }

@@ -1,0 +1,1051 @@
+//! Golden model of one RECN switch port with two virtual channels
+//! (`rtl/recn_port.v`, spec `docs/recn_port.md`).
+//!
+//! Two VCs (VC0 QoS, VC1 best effort), each with `D` detection queues and
+//! `S` set-aside queues (SAQs) over a shared memory of `C` cells (one
+//! descriptor per cell, linked lists per queue, a free bitmap); a CAM with
+//! one line per SAQ (route prefix in hops, service level, `gone` and `up`
+//! flags); per detection queue the mask of SLs notified upstream; per-SAQ
+//! Xon/Xoff; congestion and vanish notifications in and out; VC0 strictly
+//! before VC1, round robin (`prim_rr_arb`) inside a VC; dropped
+//! notifications counted (`prim_sat_cnt`).
+//!
+//! Latency: `in_*_o`, `out_*`, `ntf_*_o`, `up_*` and `rel_o` are outputs of
+//! the same cycle (combinational); the other outputs are the registers at
+//! the start of the cycle. Order inside a cycle: dequeue, arrival,
+//! notification received, notification sent, Xon/Xoff, release.
+
+use crate::block::{check_range, refill, Block, ConfigError, Params};
+use crate::port::PortGroup;
+use crate::prim::{RrArb, SatCnt};
+use arbitrary_int::{u3, u5};
+
+/// Packet id width.
+pub const IDW: u32 = 8;
+/// Packet length field width (cells minus one).
+pub const PLW: u32 = 5;
+/// Drop counter width.
+pub const DCW: u32 = 8;
+
+/// `ceil(log2(n))` for `n >= 1`.
+pub const fn clog2(n: usize) -> u32 {
+    usize::BITS - (n - 1).leading_zeros()
+}
+
+/// Structural parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecnPortParams {
+    /// Detection queues per VC (switch outputs), a power of two, 2..16.
+    pub d: usize,
+    /// SAQs per VC, 1..16.
+    pub s: usize,
+    /// Memory cells (descriptors), 32..1024.
+    pub c: usize,
+    /// Route (turnpool) width, `TB..=32`.
+    pub rw: u32,
+}
+
+impl RecnPortParams {
+    /// Bits per hop: `log2(D)`.
+    pub const fn tb(&self) -> u32 {
+        clog2(self.d)
+    }
+    /// Hops of the longest prefix: `RW / TB`.
+    pub const fn h(&self) -> u32 {
+        self.rw / self.tb()
+    }
+    /// Width of a hop count.
+    pub const fn hw(&self) -> u32 {
+        clog2(self.h() as usize + 1)
+    }
+    /// Queues: `2 (D + S)`.
+    pub const fn nq(&self) -> usize {
+        2 * (self.d + self.s)
+    }
+    /// Queue index width.
+    pub const fn qw(&self) -> u32 {
+        clog2(self.nq())
+    }
+    /// CAM lines: `2 S`.
+    pub const fn l(&self) -> usize {
+        2 * self.s
+    }
+    /// Line index width.
+    pub const fn lw(&self) -> u32 {
+        clog2(self.l())
+    }
+    /// Descriptor index width.
+    pub const fn aw(&self) -> u32 {
+        clog2(self.c)
+    }
+    /// Cell count width.
+    pub const fn cw(&self) -> u32 {
+        clog2(self.c + 1)
+    }
+    /// Queues per VC.
+    pub const fn qv(&self) -> usize {
+        self.d + self.s
+    }
+    /// The queue of CAM line `j`.
+    pub const fn line_queue(&self, j: usize) -> usize {
+        (j / self.s) * self.qv() + self.d + j % self.s
+    }
+    /// The CAM line of queue `q`, if it is a SAQ.
+    pub const fn queue_line(&self, q: usize) -> Option<usize> {
+        let k = q % self.qv();
+        if k < self.d {
+            None
+        } else {
+            Some((q / self.qv()) * self.s + k - self.d)
+        }
+    }
+    /// The route mask of a prefix of `hops` hops.
+    pub const fn mask(&self, hops: u32) -> u64 {
+        (1u64 << (hops * self.tb())) - 1
+    }
+}
+
+impl Default for RecnPortParams {
+    fn default() -> Self {
+        RecnPortParams {
+            d: 4,
+            s: 2,
+            c: 64,
+            rw: 16,
+        }
+    }
+}
+
+impl Params for RecnPortParams {
+    fn verilog(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("D", self.d as u64),
+            ("S", self.s as u64),
+            ("C", self.c as u64),
+            ("RW", self.rw as u64),
+        ]
+    }
+}
+
+crate::port_group! {
+    /// Runtime configuration, held for a run.
+    pub struct RecnPortConfig<RecnPortParams> |p| {
+        /// Bit s: service level s uses VC1.
+        cfg_sl_vc_i: u8 = 8,
+        /// Detection threshold, cells (occupancy >= threshold).
+        cfg_det_thr_i: u16 = p.cw(),
+        /// Vanish threshold, cells (occupancy < threshold).
+        cfg_rel_thr_i: u16 = p.cw(),
+        /// Xoff when a SAQ holds at least this many cells.
+        cfg_xoff_i: u16 = p.cw(),
+        /// Xon when a SAQ holds at most this many cells.
+        cfg_xon_i: u16 = p.cw(),
+    }
+}
+
+crate::port_group! {
+    /// Per-cycle inputs.
+    pub struct RecnPortInputs<RecnPortParams> |p| {
+        /// A packet is offered.
+        in_valid_i: bool = 1,
+        /// Its id.
+        in_id_i: u8 = IDW,
+        /// Its service level.
+        in_sl_i: u3 = 3,
+        /// Its length in cells minus one.
+        in_len_i: u5 = PLW,
+        /// Its remaining route; bits [TB-1:0] are this switch's output.
+        in_route_i: u32 = p.rw,
+        /// A packet may leave this cycle.
+        out_ready_i: bool = 1,
+        /// Downstream Xoff per queue.
+        stop_i: Vec<bool> = (1, p.nq()),
+        /// A notification from downstream.
+        ntf_valid_i: bool = 1,
+        /// Its kind: 0 congestion, 1 vanish.
+        ntf_kind_i: bool = 1,
+        /// Route from this port to the congested point.
+        ntf_route_i: u32 = p.rw,
+        /// Prefix length in hops.
+        ntf_hops_i: u8 = p.hw(),
+        /// Service level.
+        ntf_sl_i: u3 = 3,
+    }
+}
+
+crate::port_group! {
+    /// Per-cycle outputs.
+    pub struct RecnPortOutputs<RecnPortParams> |p| {
+        /// The offered packet is taken.
+        in_ready_o: bool = 1,
+        /// The queue it enters (0 when not taken).
+        in_queue_o: u8 = p.qw(),
+        /// The descriptor it is stored in (0 when not taken).
+        in_desc_o: u16 = p.aw(),
+        /// A packet leaves.
+        out_valid_o: bool = 1,
+        /// Its queue (0 when none).
+        out_queue_o: u8 = p.qw(),
+        /// Its id.
+        out_id_o: u8 = IDW,
+        /// Its service level.
+        out_sl_o: u3 = 3,
+        /// Its length in cells minus one.
+        out_len_o: u5 = PLW,
+        /// What the received notification did (see `Act`).
+        ntf_act_o: u3 = 3,
+        /// The CAM line it acted on (0 when none).
+        ntf_line_o: u8 = p.lw(),
+        /// A notification goes upstream.
+        up_valid_o: bool = 1,
+        /// Its kind: 0 congestion, 1 vanish.
+        up_kind_o: bool = 1,
+        /// Its route (from this port).
+        up_route_o: u32 = p.rw,
+        /// Its prefix length in hops.
+        up_hops_o: u8 = p.hw(),
+        /// Its service level.
+        up_sl_o: u3 = 3,
+        /// CAM lines released this cycle.
+        rel_o: Vec<bool> = (1, p.l()),
+        /// Xoff per SAQ towards upstream (registered).
+        xoff_o: Vec<bool> = (1, p.l()),
+        /// Occupancy of each queue in cells (registered).
+        occ_o: Vec<u16> = (p.cw(), p.nq()),
+        /// Cells in use (registered).
+        used_o: u16 = p.cw(),
+        /// CAM line valid (registered).
+        cam_valid_o: Vec<bool> = (1, p.l()),
+        /// CAM line marked gone by downstream (registered).
+        cam_gone_o: Vec<bool> = (1, p.l()),
+        /// CAM line's SAQ has notified upstream (registered).
+        cam_up_o: Vec<bool> = (1, p.l()),
+        /// CAM line route prefix, masked (registered).
+        cam_route_o: Vec<u32> = (p.rw, p.l()),
+        /// CAM line prefix length in hops (registered).
+        cam_hops_o: Vec<u8> = (p.hw(), p.l()),
+        /// CAM line service level (registered).
+        cam_sl_o: Vec<u8> = (3, p.l()),
+        /// Per detection queue, the SLs notified upstream (registered).
+        det_mask_o: Vec<u8> = (8, 2 * p.d),
+        /// Notifications dropped with the CAM full (registered, saturates).
+        drop_cnt_o: u8 = DCW,
+        /// Illegal configuration.
+        cfg_err_o: bool = 1,
+    }
+}
+
+crate::port_group! {
+    /// The registers, named like the RTL's.
+    pub struct RecnPortState<RecnPortParams> |p| {
+        /// Occupancy per queue, cells.
+        occ_q: Vec<u16> = (p.cw(), p.nq()),
+        /// Head descriptor per queue.
+        head_q: Vec<u16> = (p.aw(), p.nq()),
+        /// Tail descriptor per queue.
+        tail_q: Vec<u16> = (p.aw(), p.nq()),
+        /// Cells in use.
+        used_q: u16 = p.cw(),
+        /// Free descriptors.
+        free_q: Vec<bool> = (1, p.c),
+        /// Descriptor: next in its queue.
+        nxt_q: Vec<u16> = (p.aw(), p.c),
+        /// Descriptor: packet id.
+        id_q: Vec<u8> = (IDW, p.c),
+        /// Descriptor: service level.
+        dsl_q: Vec<u8> = (3, p.c),
+        /// Descriptor: length in cells minus one.
+        len_q: Vec<u8> = (PLW, p.c),
+        /// CAM: valid.
+        valid_q: Vec<bool> = (1, p.l()),
+        /// CAM: route prefix (masked).
+        route_q: Vec<u32> = (p.rw, p.l()),
+        /// CAM: hops.
+        hops_q: Vec<u8> = (p.hw(), p.l()),
+        /// CAM: service level.
+        sl_q: Vec<u8> = (3, p.l()),
+        /// CAM: gone (downstream vanish received).
+        gone_q: Vec<bool> = (1, p.l()),
+        /// CAM: this SAQ notified upstream.
+        up_q: Vec<bool> = (1, p.l()),
+        /// Per detection queue: SLs notified upstream.
+        mask_q: Vec<u8> = (8, 2 * p.d),
+        /// Xoff per line.
+        xoff_q: Vec<bool> = (1, p.l()),
+        /// VC0 arbiter pointer (`u_arb0`, `prim_rr_arb`).
+        arb0_ptr_q: u8 = clog2(p.d + p.s),
+        /// VC1 arbiter pointer (`u_arb1`, `prim_rr_arb`).
+        arb1_ptr_q: u8 = clog2(p.d + p.s),
+        /// Drop counter (`u_drop`, `prim_sat_cnt`).
+        drop_q: u8 = DCW,
+    }
+}
+
+/// What a received notification did (`ntf_act_o`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Act {
+    /// No notification.
+    #[default]
+    None = 0,
+    /// Vanish without a matching line, or hops out of range.
+    Ignore = 1,
+    /// A free line allocated.
+    Alloc = 2,
+    /// The line exists: `gone` cleared.
+    Refresh = 3,
+    /// No free line in the VC: dropped and counted.
+    Drop = 4,
+    /// Vanish: the line marked `gone`.
+    Gone = 5,
+}
+
+impl Act {
+    /// All codes, in order.
+    pub const ALL: [Act; 6] = [
+        Act::None,
+        Act::Ignore,
+        Act::Alloc,
+        Act::Refresh,
+        Act::Drop,
+        Act::Gone,
+    ];
+    /// Decodes a `ntf_act_o` value (codes 6, 7 are never produced).
+    pub fn from_code(c: u3) -> Act {
+        Self::ALL[(c.value() as usize).min(5)]
+    }
+    /// The `ntf_act_o` value.
+    pub fn code(self) -> u3 {
+        u3::new(self as u8)
+    }
+}
+
+crate::coverage_bins! {
+    /// Functional coverage bins of the RECN port.
+    pub enum Bin / BINS {
+        Alloc = "alloc",
+        CamFull = "cam_full_drop",
+        Refresh = "refresh",
+        VanishMarked = "vanish_marked",
+        Ignore = "ignore",
+        Release = "release",
+        SaqHit = "saq_hit",
+        ReplicatedOtherSl = "hit_replicated_route_other_sl",
+        LongestPrefix = "longest_prefix_hit",
+        DetectDet = "detect_detection_queue",
+        DetectSaq = "detect_saq",
+        VanishSentDet = "vanish_sent_detection",
+        VanishSentSaq = "vanish_sent_saq",
+        Xoff = "xoff",
+        Xon = "xon",
+        RefusedFull = "in_refused_full",
+        ExactlyFull = "memory_exactly_full",
+        Vc0OverVc1 = "vc0_over_vc1",
+        StoppedSkipped = "stopped_skipped",
+        DeqArrSameQueue = "dequeue_and_arrival_same_queue",
+        DescReused = "descriptor_reused_same_cycle",
+        ConfigError = "config_error",
+    }
+}
+
+/// What happened in the last cycle, for coverage.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Events {
+    /// The received notification's action.
+    pub act: Act,
+    /// A line was released.
+    pub release: bool,
+    /// The arrival hit a CAM line.
+    pub saq_hit: bool,
+    /// ... whose route and hops another valid line holds with another SL.
+    pub replicated: bool,
+    /// ... and another, shorter, line hit too.
+    pub longest: bool,
+    /// A detection queue detected congestion (notification sent).
+    pub detect_det: bool,
+    /// A SAQ detected congestion (notification sent).
+    pub detect_saq: bool,
+    /// A detection queue's vanish sent.
+    pub vanish_det: bool,
+    /// A SAQ's vanish sent.
+    pub vanish_saq: bool,
+    /// A SAQ went to Xoff.
+    pub xoff: bool,
+    /// A SAQ went back to Xon.
+    pub xon: bool,
+    /// The offered packet did not fit.
+    pub refused_full: bool,
+    /// The memory is exactly full at the end of the cycle.
+    pub exactly_full: bool,
+    /// A VC1 queue was eligible, a VC0 one left.
+    pub vc0_over_vc1: bool,
+    /// A stopped queue with packets while a packet left.
+    pub stopped_skipped: bool,
+    /// Dequeue and arrival on the same queue.
+    pub same_queue: bool,
+    /// The arrival took the descriptor released in the same cycle.
+    pub desc_reused: bool,
+}
+
+/// The RECN port model.
+#[derive(Clone, Debug)]
+pub struct RecnPort {
+    p: RecnPortParams,
+    c: RecnPortConfig,
+    cfg_err: bool,
+    s: RecnPortState,
+    ev: Events,
+}
+
+/// The configuration check without the structural one (also the RTL's
+/// `cfg_err_o`).
+fn cfg_bad(p: &RecnPortParams, c: &RecnPortConfig) -> bool {
+    let cc = p.c as u16;
+    c.cfg_rel_thr_i == 0
+        || c.cfg_rel_thr_i > c.cfg_det_thr_i
+        || c.cfg_det_thr_i > cc
+        || c.cfg_xoff_i > cc
+        || c.cfg_xon_i >= c.cfg_xoff_i
+}
+
+impl RecnPort {
+    /// The configuration.
+    pub fn config(&self) -> &RecnPortConfig {
+        &self.c
+    }
+
+    /// The VC of service level `sl`.
+    pub fn vc(&self, sl: u8) -> usize {
+        ((self.c.cfg_sl_vc_i >> sl) & 1) as usize
+    }
+
+    /// The CAM line a packet of (`route`, `sl`) hits: the longest prefix,
+    /// then the lowest index; with the number of lines that hit.
+    pub fn lookup(&self, route: u32, sl: u8) -> (Option<usize>, usize) {
+        let s = &self.s;
+        let mut best: Option<usize> = None;
+        let mut n = 0;
+        for j in 0..self.p.l() {
+            if s.valid_q[j]
+                && s.sl_q[j] == sl
+                && (route as u64 ^ s.route_q[j] as u64) & self.p.mask(s.hops_q[j] as u32) == 0
+            {
+                n += 1;
+                if best.is_none_or(|b| s.hops_q[j] > s.hops_q[b]) {
+                    best = Some(j);
+                }
+            }
+        }
+        (best, n)
+    }
+
+    /// The queue a packet of (`route`, `sl`) enters.
+    pub fn queue_of(&self, route: u32, sl: u8) -> usize {
+        match self.lookup(route, sl).0 {
+            Some(j) => self.p.line_queue(j),
+            None => self.vc(sl) * self.p.qv() + (route as usize & (self.p.d - 1)),
+        }
+    }
+
+    /// The head packet of queue `q`: (id, sl, len - 1), if any.
+    pub fn head(&self, q: usize) -> Option<(u8, u8, u8)> {
+        let s = &self.s;
+        if s.occ_q[q] == 0 {
+            return None;
+        }
+        let h = s.head_q[q] as usize;
+        Some((s.id_q[h], s.dsl_q[h], s.len_q[h]))
+    }
+
+    /// The packets of queue `q`, head first: (id, sl, len - 1).
+    pub fn packets(&self, q: usize) -> Vec<(u8, u8, u8)> {
+        let s = &self.s;
+        let mut v = Vec::new();
+        let mut cells = 0u32;
+        let mut h = s.head_q[q] as usize;
+        while cells < s.occ_q[q] as u32 {
+            v.push((s.id_q[h], s.dsl_q[h], s.len_q[h]));
+            cells += s.len_q[h] as u32 + 1;
+            h = s.nxt_q[h] as usize;
+        }
+        v
+    }
+
+    /// Checks the spec's invariants; panics with the broken one.
+    pub fn assert_invariants(&self) {
+        let p = &self.p;
+        let s = &self.s;
+        let sum: u32 = s.occ_q.iter().map(|&x| x as u32).sum();
+        assert_eq!(sum, s.used_q as u32, "used != sum of occupancies");
+        assert!(s.used_q as usize <= p.c, "used over C");
+        let mut pkts = 0;
+        for q in 0..p.nq() {
+            let v = self.packets(q);
+            let cells: u32 = v.iter().map(|x| x.2 as u32 + 1).sum();
+            assert_eq!(cells, s.occ_q[q] as u32, "queue {q}: list vs occupancy");
+            pkts += v.len();
+        }
+        let used_desc = s.free_q.iter().filter(|&&f| !f).count();
+        assert_eq!(used_desc, pkts, "descriptors in use != packets");
+        for j in 0..p.l() {
+            if !s.valid_q[j] {
+                assert_eq!(s.occ_q[p.line_queue(j)], 0, "free line {j} holds packets");
+                assert!(!s.gone_q[j] && !s.up_q[j], "free line {j}: flags");
+                // (With an illegal Xoff of 0 an empty SAQ is in Xoff.)
+                assert!(self.cfg_err || !s.xoff_q[j], "free line {j}: Xoff");
+            }
+            for k in j + 1..p.l() {
+                if s.valid_q[j] && s.valid_q[k] {
+                    assert!(
+                        !(s.sl_q[j] == s.sl_q[k]
+                            && s.hops_q[j] == s.hops_q[k]
+                            && s.route_q[j] == s.route_q[k]),
+                        "lines {j} and {k} are the same"
+                    );
+                }
+            }
+        }
+    }
+}
+
+impl Block for RecnPort {
+    const NAME: &'static str = "recn_port";
+    type Params = RecnPortParams;
+    type Config = RecnPortConfig;
+    type Inputs = RecnPortInputs;
+    type Outputs = RecnPortOutputs;
+    type State = RecnPortState;
+
+    fn variants() -> Vec<RecnPortParams> {
+        vec![
+            RecnPortParams::default(),
+            RecnPortParams {
+                d: 8,
+                s: 8,
+                c: 512,
+                rw: 31,
+            },
+            RecnPortParams {
+                d: 16,
+                s: 16,
+                c: 1024,
+                rw: 32,
+            },
+        ]
+    }
+
+    fn default_config(p: &RecnPortParams) -> RecnPortConfig {
+        // The paper's SL mapping; detection at 1/8 of the memory, vanish
+        // below 1/32, Xoff at 1/4, Xon at 1/16.
+        let c = p.c as u16;
+        RecnPortConfig {
+            cfg_sl_vc_i: 0xf0,
+            cfg_det_thr_i: c / 8,
+            cfg_rel_thr_i: (c / 32).max(1),
+            cfg_xoff_i: c / 4,
+            cfg_xon_i: c / 16,
+        }
+    }
+
+    fn check(p: &RecnPortParams, c: &RecnPortConfig) -> Result<(), ConfigError> {
+        if !p.d.is_power_of_two() || !(2..=16).contains(&p.d) {
+            return Err(ConfigError::new(
+                "D",
+                format!("{} detection queues: must be a power of two in 2..=16", p.d),
+            ));
+        }
+        if !(1..=16).contains(&p.s) {
+            return Err(ConfigError::new(
+                "S",
+                format!("{} SAQs: must be 1..=16", p.s),
+            ));
+        }
+        if !(32..=1024).contains(&p.c) {
+            return Err(ConfigError::new(
+                "C",
+                format!("{} cells: must be 32..=1024", p.c),
+            ));
+        }
+        if p.rw < p.tb() || p.rw > 32 {
+            return Err(ConfigError::new(
+                "RW",
+                format!("route width {}: must be {}..=32", p.rw, p.tb()),
+            ));
+        }
+        let pe = |e: crate::port::PackError| ConfigError::new(e.port, e.what.clone());
+        c.to_words(p).map_err(pe)?;
+        let cc = p.c as u64;
+        check_range("cfg_det_thr_i", c.cfg_det_thr_i as u64, 1, cc)?;
+        check_range(
+            "cfg_rel_thr_i",
+            c.cfg_rel_thr_i as u64,
+            1,
+            c.cfg_det_thr_i as u64,
+        )
+        .map_err(|e| ConfigError::new(e.field, format!("{} (cfg_det_thr_i)", e.msg)))?;
+        check_range("cfg_xoff_i", c.cfg_xoff_i as u64, 1, cc)?;
+        check_range("cfg_xon_i", c.cfg_xon_i as u64, 0, c.cfg_xoff_i as u64 - 1)
+            .map_err(|e| ConfigError::new(e.field, format!("{} (below cfg_xoff_i)", e.msg)))?;
+        debug_assert!(!cfg_bad(p, c));
+        Ok(())
+    }
+
+    fn new(p: &RecnPortParams, c: &RecnPortConfig) -> Self {
+        let mut s = RecnPortState::zero(p);
+        refill(&mut s.free_q, p.c, true);
+        RecnPort {
+            p: *p,
+            c: c.clone(),
+            cfg_err: cfg_bad(p, c),
+            s,
+            ev: Events::default(),
+        }
+    }
+
+    fn params(&self) -> &RecnPortParams {
+        &self.p
+    }
+
+    fn state(&self) -> &RecnPortState {
+        &self.s
+    }
+
+    fn bins() -> &'static [&'static str] {
+        BINS
+    }
+
+    fn sample(&self, _i: &RecnPortInputs, _o: &RecnPortOutputs, hits: &mut [u64]) {
+        let e = &self.ev;
+        let mut hit = |b: Bin, on: bool| hits[b as usize] += u64::from(on);
+        hit(Bin::Alloc, e.act == Act::Alloc);
+        hit(Bin::CamFull, e.act == Act::Drop);
+        hit(Bin::Refresh, e.act == Act::Refresh);
+        hit(Bin::VanishMarked, e.act == Act::Gone);
+        hit(Bin::Ignore, e.act == Act::Ignore);
+        hit(Bin::Release, e.release);
+        hit(Bin::SaqHit, e.saq_hit);
+        hit(Bin::ReplicatedOtherSl, e.replicated);
+        hit(Bin::LongestPrefix, e.longest);
+        hit(Bin::DetectDet, e.detect_det);
+        hit(Bin::DetectSaq, e.detect_saq);
+        hit(Bin::VanishSentDet, e.vanish_det);
+        hit(Bin::VanishSentSaq, e.vanish_saq);
+        hit(Bin::Xoff, e.xoff);
+        hit(Bin::Xon, e.xon);
+        hit(Bin::RefusedFull, e.refused_full);
+        hit(Bin::ExactlyFull, e.exactly_full);
+        hit(Bin::Vc0OverVc1, e.vc0_over_vc1);
+        hit(Bin::StoppedSkipped, e.stopped_skipped);
+        hit(Bin::DeqArrSameQueue, e.same_queue);
+        hit(Bin::DescReused, e.desc_reused);
+        hit(Bin::ConfigError, self.cfg_err);
+    }
+
+    fn step_into(&mut self, i: &RecnPortInputs, o: &mut RecnPortOutputs) {
+        let p = self.p;
+        let (d, qv, nq, l) = (p.d, p.qv(), p.nq(), p.l());
+        let cfg = &self.c;
+        let det = cfg.cfg_det_thr_i;
+        let rel = cfg.cfg_rel_thr_i;
+        let mut ev = Events::default();
+
+        // Registered outputs.
+        {
+            let s = &self.s;
+            o.xoff_o.clone_from(&s.xoff_q);
+            o.occ_o.clone_from(&s.occ_q);
+            o.used_o = s.used_q;
+            o.cam_valid_o.clone_from(&s.valid_q);
+            o.cam_gone_o.clone_from(&s.gone_q);
+            o.cam_up_o.clone_from(&s.up_q);
+            o.cam_route_o.clone_from(&s.route_q);
+            o.cam_hops_o.clone_from(&s.hops_q);
+            o.cam_sl_o.clone_from(&s.sl_q);
+            o.det_mask_o.clone_from(&s.mask_q);
+            o.drop_cnt_o = s.drop_q;
+        }
+        o.cfg_err_o = self.cfg_err;
+        refill(&mut o.rel_o, l, false);
+
+        // 1. Dequeue.
+        let mut req = [0u64; 2];
+        for q in 0..nq {
+            if self.s.occ_q[q] != 0 && !i.stop_i[q] {
+                req[q / qv] |= 1 << (q % qv);
+            }
+        }
+        let mut arb0 = RrArb {
+            n: qv as u32,
+            ptr: self.s.arb0_ptr_q as u32,
+        };
+        let mut arb1 = RrArb {
+            n: qv as u32,
+            ptr: self.s.arb1_ptr_q as u32,
+        };
+        let rdy = i.out_ready_i;
+        let g0 = arb0.clock(req[0], rdy);
+        let g1 = arb1.clock(req[1], rdy && req[0] == 0);
+        self.s.arb0_ptr_q = arb0.ptr as u8;
+        self.s.arb1_ptr_q = arb1.ptr as u8;
+        let deq = if !rdy {
+            None
+        } else if let Some(k) = g0 {
+            Some(k as usize)
+        } else {
+            g1.map(|k| qv + k as usize)
+        };
+        ev.vc0_over_vc1 = rdy && req[0] != 0 && req[1] != 0;
+        ev.stopped_skipped = deq.is_some() && (0..nq).any(|q| i.stop_i[q] && self.s.occ_q[q] != 0);
+        o.out_valid_o = deq.is_some();
+        o.out_queue_o = 0;
+        o.out_id_o = 0;
+        o.out_sl_o = u3::new(0);
+        o.out_len_o = u5::new(0);
+        let mut h = 0usize;
+        let mut rel_cells = 0u16;
+        if let Some(r) = deq {
+            h = self.s.head_q[r] as usize;
+            o.out_queue_o = r as u8;
+            o.out_id_o = self.s.id_q[h];
+            o.out_sl_o = u3::new(self.s.dsl_q[h]);
+            o.out_len_o = u5::new(self.s.len_q[h]);
+            rel_cells = self.s.len_q[h] as u16 + 1;
+        }
+
+        // 2. Arrival, on the CAM at the start of the cycle.
+        let sl = i.in_sl_i.value();
+        let (hitl, nhit) = self.lookup(i.in_route_i, sl);
+        let aq = self.queue_of(i.in_route_i, sl);
+        let len = i.in_len_i.value() as u16 + 1;
+        let fits = self.s.used_q - rel_cells + len <= p.c as u16;
+        let enq = i.in_valid_i && !self.cfg_err && fits;
+        o.in_ready_o = enq;
+        o.in_queue_o = if enq { aq as u8 } else { 0 };
+        o.in_desc_o = 0;
+        if i.in_valid_i && !self.cfg_err && !fits {
+            ev.refused_full = true;
+        }
+        if enq {
+            if let Some(j) = hitl {
+                ev.saq_hit = true;
+                ev.longest = nhit > 1;
+                let s = &self.s;
+                ev.replicated = (0..l).any(|k| {
+                    s.valid_q[k]
+                        && s.sl_q[k] != sl
+                        && s.hops_q[k] == s.hops_q[j]
+                        && s.route_q[k] == s.route_q[j]
+                });
+            }
+        }
+
+        // The list updates.
+        {
+            let s = &mut self.s;
+            if let Some(r) = deq {
+                s.occ_q[r] -= rel_cells;
+                s.head_q[r] = s.nxt_q[h];
+                s.free_q[h] = true;
+            }
+            if enq {
+                let e = s.free_q.iter().position(|&f| f).expect("a free descriptor");
+                o.in_desc_o = e as u16;
+                ev.desc_reused = deq.is_some() && e == h;
+                ev.same_queue = deq == Some(aq);
+                if s.occ_q[aq] == 0 {
+                    s.head_q[aq] = e as u16;
+                } else {
+                    let t = s.tail_q[aq] as usize;
+                    s.nxt_q[t] = e as u16;
+                }
+                s.tail_q[aq] = e as u16;
+                s.free_q[e] = false;
+                s.id_q[e] = i.in_id_i;
+                s.dsl_q[e] = sl;
+                s.len_q[e] = i.in_len_i.value();
+                s.occ_q[aq] += len;
+            }
+            s.used_q = s.used_q - rel_cells + if enq { len } else { 0 };
+            ev.exactly_full = s.used_q as usize == p.c;
+        }
+
+        // 4. Notification received (CAM at the start of the cycle: nothing
+        //    above changed it).
+        let mut act = Act::None;
+        let mut line = 0usize;
+        if i.ntf_valid_i {
+            let hops = i.ntf_hops_i as u32;
+            let nsl = i.ntf_sl_i.value();
+            if hops == 0 || hops > p.h() {
+                act = Act::Ignore;
+            } else {
+                let m = p.mask(hops);
+                let route = (i.ntf_route_i as u64 & m) as u32;
+                let s = &self.s;
+                let exact = (0..l).find(|&j| {
+                    s.valid_q[j]
+                        && s.sl_q[j] == nsl
+                        && s.hops_q[j] as u32 == hops
+                        && s.route_q[j] == route
+                });
+                let s = &mut self.s;
+                if i.ntf_kind_i {
+                    match exact {
+                        Some(j) => {
+                            act = Act::Gone;
+                            line = j;
+                            s.gone_q[j] = true;
+                        }
+                        None => act = Act::Ignore,
+                    }
+                } else if let Some(j) = exact {
+                    act = Act::Refresh;
+                    line = j;
+                    s.gone_q[j] = false;
+                } else {
+                    let v = ((cfg.cfg_sl_vc_i >> nsl) & 1) as usize;
+                    match (v * p.s..(v + 1) * p.s).find(|&j| !s.valid_q[j]) {
+                        Some(j) => {
+                            act = Act::Alloc;
+                            line = j;
+                            s.valid_q[j] = true;
+                            s.route_q[j] = route;
+                            s.hops_q[j] = hops as u8;
+                            s.sl_q[j] = nsl;
+                        }
+                        None => act = Act::Drop,
+                    }
+                }
+            }
+        }
+        o.ntf_act_o = act.code();
+        o.ntf_line_o = line as u8;
+        ev.act = act;
+        let mut drop = SatCnt {
+            count: self.s.drop_q as u64,
+            max: (1 << DCW) - 1,
+        };
+        drop.clock(false, u64::from(act == Act::Drop), 0);
+        self.s.drop_q = drop.count as u8;
+
+        // 5. Notification sent, on the end-of-cycle occupancies; the flags
+        //    as they were at the start of the cycle (an allocated line has
+        //    `up` clear and no packets).
+        o.up_valid_o = false;
+        o.up_kind_o = false;
+        o.up_route_o = 0;
+        o.up_hops_o = 0;
+        o.up_sl_o = u3::new(0);
+        {
+            let s = &mut self.s;
+            let mut sent = false;
+            if enq && s.occ_q[aq] >= det {
+                match p.queue_line(aq) {
+                    None => {
+                        let mi = (aq / qv) * d + aq % qv;
+                        if s.mask_q[mi] & (1 << sl) == 0 {
+                            s.mask_q[mi] |= 1 << sl;
+                            sent = true;
+                            o.up_route_o = (aq % qv) as u32;
+                            o.up_hops_o = 1;
+                            o.up_sl_o = u3::new(sl);
+                            ev.detect_det = true;
+                        }
+                    }
+                    Some(j) => {
+                        if !s.up_q[j] {
+                            s.up_q[j] = true;
+                            sent = true;
+                            o.up_route_o = s.route_q[j];
+                            o.up_hops_o = s.hops_q[j];
+                            o.up_sl_o = u3::new(s.sl_q[j]);
+                            ev.detect_saq = true;
+                        }
+                    }
+                }
+            }
+            if !sent {
+                for q in 0..nq {
+                    if s.occ_q[q] >= rel {
+                        continue;
+                    }
+                    match p.queue_line(q) {
+                        None => {
+                            let mi = (q / qv) * d + q % qv;
+                            let m = s.mask_q[mi];
+                            if m != 0 {
+                                let b = m.trailing_zeros() as u8;
+                                s.mask_q[mi] &= !(1 << b);
+                                sent = true;
+                                o.up_kind_o = true;
+                                o.up_route_o = (q % qv) as u32;
+                                o.up_hops_o = 1;
+                                o.up_sl_o = u3::new(b);
+                                ev.vanish_det = true;
+                                break;
+                            }
+                        }
+                        Some(j) => {
+                            if s.up_q[j] {
+                                s.up_q[j] = false;
+                                sent = true;
+                                o.up_kind_o = true;
+                                o.up_route_o = s.route_q[j];
+                                o.up_hops_o = s.hops_q[j];
+                                o.up_sl_o = u3::new(s.sl_q[j]);
+                                ev.vanish_saq = true;
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            o.up_valid_o = sent;
+        }
+
+        // 6. Xon/Xoff; 7. release.
+        {
+            let s = &mut self.s;
+            for j in 0..l {
+                let occ = s.occ_q[p.line_queue(j)];
+                let x = if occ >= cfg.cfg_xoff_i {
+                    true
+                } else if occ <= cfg.cfg_xon_i {
+                    false
+                } else {
+                    s.xoff_q[j]
+                };
+                ev.xoff |= x && !s.xoff_q[j];
+                ev.xon |= !x && s.xoff_q[j];
+                s.xoff_q[j] = x;
+                if s.valid_q[j] && s.gone_q[j] && !s.up_q[j] && occ == 0 {
+                    s.valid_q[j] = false;
+                    s.gone_q[j] = false;
+                    s.route_q[j] = 0;
+                    s.hops_q[j] = 0;
+                    s.sl_q[j] = 0;
+                    o.rel_o[j] = true;
+                    ev.release = true;
+                }
+            }
+        }
+        self.ev = ev;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> RecnPortParams {
+        RecnPortParams::default()
+    }
+
+    fn ntf(kind: bool, route: u32, hops: u8, sl: u8) -> RecnPortInputs {
+        let mut i = RecnPortInputs::zero(&p());
+        i.ntf_valid_i = true;
+        i.ntf_kind_i = kind;
+        i.ntf_route_i = route;
+        i.ntf_hops_i = hops;
+        i.ntf_sl_i = u3::new(sl);
+        i
+    }
+
+    fn pkt(id: u8, route: u32, sl: u8, cells: u8) -> RecnPortInputs {
+        let mut i = RecnPortInputs::zero(&p());
+        i.in_valid_i = true;
+        i.in_id_i = id;
+        i.in_route_i = route;
+        i.in_sl_i = u3::new(sl);
+        i.in_len_i = u5::new(cells - 1);
+        i
+    }
+
+    #[test]
+    fn queue_and_line_numbering() {
+        let p = p();
+        assert_eq!((p.tb(), p.h(), p.hw(), p.nq(), p.qw()), (2, 8, 4, 12, 4));
+        assert_eq!(p.line_queue(0), 4);
+        assert_eq!(p.line_queue(3), 11);
+        assert_eq!(p.queue_line(11), Some(3));
+        assert_eq!(p.queue_line(6), None);
+        let paper = RecnPort::variants()[1];
+        assert_eq!(
+            (paper.tb(), paper.h(), paper.hw(), paper.cw()),
+            (3, 10, 4, 10)
+        );
+    }
+
+    #[test]
+    fn alloc_hit_longest_prefix_and_drop() {
+        let p = p();
+        let c = RecnPort::default_config(&p);
+        let mut m = RecnPort::new(&p, &c);
+        let act = |o: &RecnPortOutputs| Act::from_code(o.ntf_act_o);
+        // SL 5 uses VC1: lines 2, 3.
+        assert_eq!(act(&m.step(&ntf(false, 0b0111, 1, 5))), Act::Alloc);
+        assert_eq!(m.state().route_q[2], 0b11, "stored masked");
+        assert_eq!(act(&m.step(&ntf(false, 0b0111, 2, 5))), Act::Alloc);
+        assert_eq!(act(&m.step(&ntf(false, 0b0111, 2, 5))), Act::Refresh);
+        assert_eq!(act(&m.step(&ntf(false, 0b1011, 2, 5))), Act::Drop);
+        assert_eq!(m.state().drop_q, 1);
+        assert_eq!(m.lookup(0b0111, 5), (Some(3), 2));
+        assert_eq!(m.lookup(0b1011, 5), (Some(2), 1));
+        assert_eq!(m.lookup(0b0111, 4), (None, 0));
+        let o = m.step(&pkt(9, 0b0111, 5, 2));
+        assert!(o.in_ready_o);
+        assert_eq!(o.in_queue_o as usize, p.line_queue(3));
+        let o = m.step(&pkt(10, 0b0010, 1, 1));
+        assert_eq!(o.in_queue_o, 2, "VC0 detection queue 2");
+        assert_eq!(act(&m.step(&ntf(false, 0, 0, 1))), Act::Ignore);
+        assert_eq!(act(&m.step(&ntf(true, 0b11, 1, 1))), Act::Ignore);
+        m.assert_invariants();
+    }
+
+    #[test]
+    fn fifo_order_and_memory_bound() {
+        let p = p();
+        let c = RecnPort::default_config(&p);
+        let mut m = RecnPort::new(&p, &c);
+        for k in 0..4u8 {
+            assert!(m.step(&pkt(k, 1, 0, 16)).in_ready_o);
+        }
+        assert_eq!(m.state().used_q, 64);
+        assert!(!m.step(&pkt(99, 1, 0, 1)).in_ready_o, "full");
+        let mut i = pkt(4, 1, 0, 16);
+        i.out_ready_i = true;
+        let o = m.step(&i);
+        assert!(
+            o.out_valid_o && o.out_id_o == 0 && o.in_ready_o,
+            "release first"
+        );
+        m.assert_invariants();
+        assert_eq!(
+            m.packets(1).iter().map(|x| x.0).collect::<Vec<_>>(),
+            vec![1, 2, 3, 4]
+        );
+    }
+
+    #[test]
+    fn detection_vanish_and_release() {
+        let p = p();
+        let c = RecnPort::default_config(&p); // det 8, rel 2, xoff 16, xon 4
+        let mut m = RecnPort::new(&p, &c);
+        let o = m.step(&pkt(0, 3, 6, 8));
+        assert!(o.up_valid_o && !o.up_kind_o && o.up_route_o == 3 && o.up_hops_o == 1);
+        assert_eq!(m.state().mask_q[4 + 3], 1 << 6);
+        // Drain: the vanish goes.
+        let mut i = RecnPortInputs::zero(&p);
+        i.out_ready_i = true;
+        let o = m.step(&i);
+        assert!(o.out_valid_o && o.up_valid_o && o.up_kind_o && o.up_sl_o.value() == 6);
+        assert_eq!(m.state().mask_q[7], 0);
+        // A SAQ marked gone and empty is released at once.
+        m.step(&ntf(false, 1, 1, 0));
+        let o = m.step(&ntf(true, 1, 1, 0));
+        assert_eq!(Act::from_code(o.ntf_act_o), Act::Gone);
+        assert!(o.rel_o[0]);
+        assert!(!m.state().valid_q[0]);
+        m.assert_invariants();
+    }
+}

@@ -1,0 +1,521 @@
+// recn_port: one switch port's RECN queue manager with two virtual channels.
+//
+// Spec: docs/recn_port.md. Golden model: model/src/recn_port.rs.
+//
+// Parameters
+//   D   detection queues per VC (switch outputs), a power of two, 2..16
+//   S   set-aside queues (SAQs) per VC, 1..16
+//   C   memory cells = descriptors, 32..1024
+//   RW  route (turnpool) width, TB..32
+//   TB, H, HW, NQ, QW, L, LW, AW, CW   derived, do not set (see the spec)
+//
+// Algorithm (one cycle, in order)
+//   1. dequeue: when out_ready_i, VC0's eligible queues (not empty, not
+//      stop_i) strictly first, round robin inside a VC (prim_rr_arb each);
+//      the head descriptor leaves and is free at once
+//   2. arrival: CAM lookup (valid, same SL, route prefix equal; longest
+//      prefix wins) -> SAQ, else detection queue route[TB-1:0] of the SL's
+//      VC; taken when it fits after the dequeue; lowest free descriptor
+//   3. notification received: exact line -> REFRESH / GONE; congestion ->
+//      lowest free line of the VC (ALLOC) or DROP (prim_sat_cnt)
+//   4. notification sent: the arrival's queue detected congestion, else
+//      the first queue with a pending vanish
+//   5. Xon/Xoff per SAQ; release of lines gone, leaf (up clear) and empty
+//
+// Ports
+//   cfg_*   held for a run
+//   in_*, out_*, ntf_*_o, up_*, rel_o: same cycle
+//   xoff_o, occ_o, used_o, cam_*_o, det_mask_o, drop_cnt_o: registers
+
+`default_nettype none
+`timescale 1ns / 100ps
+
+module recn_port #(
+  parameter integer D  = 4,
+  parameter integer S  = 2,
+  parameter integer C  = 64,
+  parameter integer RW = 16,
+  parameter integer TB = $clog2(D),
+  parameter integer H  = RW / TB,
+  parameter integer HW = $clog2(H + 1),
+  parameter integer NQ = 2 * (D + S),
+  parameter integer QW = $clog2(NQ),
+  parameter integer L  = 2 * S,
+  parameter integer LW = $clog2(L),
+  parameter integer AW = $clog2(C),
+  parameter integer CW = $clog2(C + 1)
+) (
+  input  wire              clk_i,
+  input  wire              rst_ni,
+
+  input  wire [7:0]        cfg_sl_vc_i,
+  input  wire [CW-1:0]     cfg_det_thr_i,
+  input  wire [CW-1:0]     cfg_rel_thr_i,
+  input  wire [CW-1:0]     cfg_xoff_i,
+  input  wire [CW-1:0]     cfg_xon_i,
+
+  input  wire              in_valid_i,
+  input  wire [7:0]        in_id_i,
+  input  wire [2:0]        in_sl_i,
+  input  wire [4:0]        in_len_i,
+  input  wire [RW-1:0]     in_route_i,
+  input  wire              out_ready_i,
+  input  wire [NQ-1:0]     stop_i,
+  input  wire              ntf_valid_i,
+  input  wire              ntf_kind_i,
+  input  wire [RW-1:0]     ntf_route_i,
+  input  wire [HW-1:0]     ntf_hops_i,
+  input  wire [2:0]        ntf_sl_i,
+
+  output wire              in_ready_o,
+  output wire [QW-1:0]     in_queue_o,
+  output wire [AW-1:0]     in_desc_o,
+  output wire              out_valid_o,
+  output wire [QW-1:0]     out_queue_o,
+  output wire [7:0]        out_id_o,
+  output wire [2:0]        out_sl_o,
+  output wire [4:0]        out_len_o,
+  output reg  [2:0]        ntf_act_o,
+  output reg  [LW-1:0]     ntf_line_o,
+  output reg               up_valid_o,
+  output reg               up_kind_o,
+  output reg  [RW-1:0]     up_route_o,
+  output reg  [HW-1:0]     up_hops_o,
+  output reg  [2:0]        up_sl_o,
+  output reg  [L-1:0]      rel_o,
+  output wire [L-1:0]      xoff_o,
+  output wire [CW*NQ-1:0]  occ_o,
+  output wire [CW-1:0]     used_o,
+  output wire [L-1:0]      cam_valid_o,
+  output wire [L-1:0]      cam_gone_o,
+  output wire [L-1:0]      cam_up_o,
+  output wire [RW*L-1:0]   cam_route_o,
+  output wire [HW*L-1:0]   cam_hops_o,
+  output wire [3*L-1:0]    cam_sl_o,
+  output wire [16*D-1:0]   det_mask_o,
+  output wire [7:0]        drop_cnt_o,
+  output wire              cfg_err_o
+);
+
+  localparam integer QV = D + S;                 // queues per VC
+  localparam integer IW = $clog2(QV);            // arbiter index width
+  localparam integer XW = CW + 6;                // cell sums with a packet
+  localparam [2:0] A_NONE = 3'd0, A_IGNORE = 3'd1, A_ALLOC = 3'd2, A_REFRESH = 3'd3,
+                   A_DROP = 3'd4, A_GONE = 3'd5;
+
+  // ---------------------------------------------------------------------------
+  // Registers
+  // ---------------------------------------------------------------------------
+  reg [CW*NQ-1:0] occ_q, occ_d;
+  reg [AW*NQ-1:0] head_q, head_d, tail_q, tail_d;
+  reg [CW-1:0]    used_q, used_d;
+  reg [C-1:0]     free_q, free_d;
+  reg [L-1:0]     valid_q, valid_d, gone_q, gone_d, up_q, up_d, xoff_q, xoff_d;
+  reg [RW*L-1:0]  route_q, route_d;
+  reg [HW*L-1:0]  hops_q, hops_d;
+  reg [3*L-1:0]   sl_q, sl_d;
+  reg [16*D-1:0]  mask_q, mask_d;
+  // Descriptor memory (data: read only while the descriptor is in a queue).
+  reg [AW-1:0]    nxt_q [0:C-1];
+  reg [7:0]       id_q  [0:C-1];
+  reg [2:0]       dsl_q [0:C-1];
+  reg [4:0]       len_q [0:C-1];
+
+  wire cfg_err = (cfg_rel_thr_i == {CW{1'b0}}) || (cfg_rel_thr_i > cfg_det_thr_i)
+              || (cfg_det_thr_i > C[CW-1:0]) || (cfg_xoff_i > C[CW-1:0])
+              || (cfg_xon_i >= cfg_xoff_i);   // (an Xoff of 0 is caught by the last)
+  assign cfg_err_o = cfg_err;
+
+  // ---------------------------------------------------------------------------
+  // 1. Dequeue
+  // ---------------------------------------------------------------------------
+  reg [NQ-1:0] req;
+  integer      r;
+  always @(*) begin
+    for (r = 0; r < NQ; r = r + 1)
+      req[r] = (occ_q[r*CW +: CW] != {CW{1'b0}}) && !stop_i[r];
+  end
+
+  wire          v0, v1;
+  wire [IW-1:0] i0, i1;
+  wire [QV-1:0] gnt0, gnt1;
+  wire [IW-1:0] ptr0, ptr1;
+  prim_rr_arb #(.N(QV)) u_arb0 (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .req_i   (req[QV-1:0]),
+    .ack_i   (out_ready_i),
+    .valid_o (v0),
+    .idx_o   (i0),
+    .gnt_o   (gnt0),
+    .ptr_o   (ptr0)
+  );
+  prim_rr_arb #(.N(QV)) u_arb1 (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .req_i   (req[NQ-1:QV]),
+    .ack_i   (out_ready_i && !v0),
+    .valid_o (v1),
+    .idx_o   (i1),
+    .gnt_o   (gnt1),
+    .ptr_o   (ptr1)
+  );
+
+  wire          deq = out_ready_i && (v0 || v1);
+  wire [QW-1:0] dq  = v0 ? {{(QW-IW){1'b0}}, i0} : QV[QW-1:0] + {{(QW-IW){1'b0}}, i1};
+  wire [AW-1:0] h   = head_q[dq*AW +: AW];
+  wire [AW-1:0] h_nxt = nxt_q[h];
+  wire [4:0]    h_len = len_q[h];
+  wire [CW-1:0] rel_cells = deq ? {{(CW-5){1'b0}}, h_len} + {{(CW-1){1'b0}}, 1'b1}
+                                : {CW{1'b0}};
+
+  assign out_valid_o = deq;
+  assign out_queue_o = deq ? dq : {QW{1'b0}};
+  assign out_id_o    = deq ? id_q[h] : 8'd0;
+  assign out_sl_o    = deq ? dsl_q[h] : 3'd0;
+  assign out_len_o   = deq ? h_len : 5'd0;
+
+  // ---------------------------------------------------------------------------
+  // 2. Arrival
+  // ---------------------------------------------------------------------------
+  // Every value a function reads is an argument (Icarus' @* sees only them).
+  function automatic [RW-1:0] pmask(input [HW-1:0] hops);
+    begin
+      pmask = ~({RW{1'b1}} << (hops * TB));
+    end
+  endfunction
+
+  // The line hit by (rt, s): the longest prefix, then the lowest index.
+  function automatic [LW:0] lookup(input [RW-1:0] rt, input [2:0] s, input [L-1:0] v,
+                                   input [3*L-1:0] sls, input [HW*L-1:0] hs,
+                                   input [RW*L-1:0] rts);
+    integer jl;
+    reg f;
+    reg [LW-1:0] b;
+    reg [HW-1:0] bh;
+    begin
+      f = 1'b0; b = {LW{1'b0}}; bh = {HW{1'b0}};
+      for (jl = 0; jl < L; jl = jl + 1) begin
+        if (v[jl] && sls[jl*3 +: 3] == s && hs[jl*HW +: HW] > bh
+            && ((rt ^ rts[jl*RW +: RW]) & pmask(hs[jl*HW +: HW])) == {RW{1'b0}}) begin
+          f = 1'b1; b = jl[LW-1:0]; bh = hs[jl*HW +: HW];
+        end
+      end
+      lookup = {f, b};
+    end
+  endfunction
+
+  wire [LW:0]   lk    = lookup(in_route_i, in_sl_i, valid_q, sl_q, hops_q, route_q);
+  wire          hit   = lk[LW];
+  wire [LW-1:0] hl    = lk[LW-1:0];
+  wire          hl_v1 = hl >= S[LW-1:0];
+  wire [QW-1:0] hl_s  = {{(QW-LW){1'b0}}, hl_v1 ? hl - S[LW-1:0] : hl};
+  wire          in_v1 = cfg_sl_vc_i[in_sl_i];
+  wire [QW-1:0] aq    = hit ? (hl_v1 ? QV[QW-1:0] : {QW{1'b0}}) + D[QW-1:0] + hl_s
+                            : (in_v1 ? QV[QW-1:0] : {QW{1'b0}})
+                              + {{(QW-TB){1'b0}}, in_route_i[TB-1:0]};
+  wire [XW-1:0] len   = {{(XW-5){1'b0}}, in_len_i} + {{(XW-1){1'b0}}, 1'b1};
+  wire          fits  = {6'd0, used_q} - {6'd0, rel_cells} + len <= C[XW-1:0];
+  wire          enq   = in_valid_i && !cfg_err && fits;
+
+  assign in_ready_o = enq;
+  assign in_queue_o = enq ? aq : {QW{1'b0}};
+  assign in_desc_o  = enq ? e : {AW{1'b0}};
+
+  // The lowest free descriptor, the one released this cycle included.
+  reg [AW-1:0] e;
+  reg [C-1:0]  avail;
+  integer      k;
+  always @(*) begin
+    avail = free_q;
+    if (deq) avail[h] = 1'b1;
+    e = {AW{1'b0}};
+    for (k = C - 1; k >= 0; k = k - 1)
+      if (avail[k]) e = k[AW-1:0];
+  end
+
+  // List updates.
+  reg [CW-1:0] aocc;
+  reg          lnk_we;
+  always @(*) begin
+    occ_d  = occ_q;
+    head_d = head_q;
+    tail_d = tail_q;
+    free_d = avail;
+    if (deq) begin
+      occ_d[dq*CW +: CW]  = occ_q[dq*CW +: CW] - rel_cells;
+      head_d[dq*AW +: AW] = h_nxt;
+    end
+    aocc   = occ_d[aq*CW +: CW];
+    lnk_we = enq && aocc != {CW{1'b0}};
+    if (enq) begin
+      if (aocc == {CW{1'b0}}) head_d[aq*AW +: AW] = e;
+      tail_d[aq*AW +: AW] = e;
+      free_d[e]           = 1'b0;
+      occ_d[aq*CW +: CW]  = aocc + len[CW-1:0];
+    end
+    used_d = used_q - rel_cells + (enq ? len[CW-1:0] : {CW{1'b0}});
+  end
+
+  wire [AW-1:0] lnk_a = tail_q[aq*AW +: AW];
+  always @(posedge clk_i) begin
+    if (lnk_we) nxt_q[lnk_a] <= e;
+    if (enq) begin
+      id_q[e]  <= in_id_i;
+      dsl_q[e] <= in_sl_i;
+      len_q[e] <= in_len_i;
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // 3. Notification received
+  // ---------------------------------------------------------------------------
+  wire [RW-1:0] nroute = ntf_route_i & pmask(ntf_hops_i);
+  wire          nbad   = ntf_hops_i == {HW{1'b0}} || ntf_hops_i > H[HW-1:0];
+  wire          n_v1   = cfg_sl_vc_i[ntf_sl_i];
+
+  reg          ex_f, fr_f;
+  reg [LW-1:0] ex_j, fr_j;
+  integer      x;
+  always @(*) begin
+    ex_f = 1'b0; ex_j = {LW{1'b0}};
+    fr_f = 1'b0; fr_j = {LW{1'b0}};
+    for (x = L - 1; x >= 0; x = x - 1) begin
+      if (valid_q[x] && sl_q[x*3 +: 3] == ntf_sl_i && hops_q[x*HW +: HW] == ntf_hops_i
+          && route_q[x*RW +: RW] == nroute) begin
+        ex_f = 1'b1; ex_j = x[LW-1:0];
+      end
+      if (!valid_q[x] && ((x >= S) == n_v1)) begin
+        fr_f = 1'b1; fr_j = x[LW-1:0];
+      end
+    end
+  end
+
+  always @(*) begin
+    ntf_act_o  = A_NONE;
+    ntf_line_o = {LW{1'b0}};
+    if (ntf_valid_i) begin
+      if (nbad) begin
+        ntf_act_o = A_IGNORE;
+      end else if (ntf_kind_i) begin
+        ntf_act_o  = ex_f ? A_GONE : A_IGNORE;
+        ntf_line_o = ex_j;
+      end else if (ex_f) begin
+        ntf_act_o  = A_REFRESH;
+        ntf_line_o = ex_j;
+      end else if (fr_f) begin
+        ntf_act_o  = A_ALLOC;
+        ntf_line_o = fr_j;
+      end else begin
+        ntf_act_o  = A_DROP;
+      end
+    end
+  end
+
+  wire [7:0] drop_cnt;
+  wire       drop_sat;
+  prim_sat_cnt #(.W(8)) u_drop (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .clr_i   (1'b0),
+    .inc_i   ({7'd0, ntf_act_o == A_DROP}),
+    .dec_i   (8'd0),
+    .count_o (drop_cnt),
+    .sat_o   (drop_sat)
+  );
+
+  // ---------------------------------------------------------------------------
+  // 4. Notification sent; 5. Xon/Xoff and release
+  // ---------------------------------------------------------------------------
+  function automatic [2:0] lsb8(input [7:0] m);
+    integer b;
+    begin
+      lsb8 = 3'd0;
+      for (b = 7; b >= 0; b = b - 1)
+        if (m[b]) lsb8 = b[2:0];
+    end
+  endfunction
+
+  wire          a_v1  = aq >= QV[QW-1:0];
+  wire [QW-1:0] a_k   = a_v1 ? aq - QV[QW-1:0] : aq;
+  wire          a_saq = a_k >= D[QW-1:0];
+  wire [LW-1:0] a_j   = (a_v1 ? S[LW-1:0] : {LW{1'b0}}) + a_k[LW-1:0] - D[LW-1:0];
+  wire [QW-1:0] a_mi  = (a_v1 ? D[QW-1:0] : {QW{1'b0}}) + a_k;
+  wire [7:0]    a_msk = mask_q[a_mi*8 +: 8];
+  wire          a_det = enq && aocc + len[CW-1:0] >= cfg_det_thr_i;
+
+  reg          sent, pf;
+  integer      v, q, mi, jj, vq, pq;
+  always @(*) begin
+    mask_d     = mask_q;
+    up_d       = up_q;
+    sent       = 1'b0;
+    mi         = 0;
+    jj         = 0;
+    vq         = 0;
+    up_kind_o  = 1'b0;
+    up_route_o = {RW{1'b0}};
+    up_hops_o  = {HW{1'b0}};
+    up_sl_o    = 3'd0;
+    if (a_det && !a_saq && !a_msk[in_sl_i]) begin
+      sent                     = 1'b1;
+      mask_d[a_mi*8 +: 8]      = a_msk | (8'd1 << in_sl_i);
+      up_route_o               = {{(RW-TB){1'b0}}, a_k[TB-1:0]};
+      up_hops_o                = {{(HW-1){1'b0}}, 1'b1};
+      up_sl_o                  = in_sl_i;
+    end
+    if (a_det && a_saq && !up_q[a_j]) begin
+      sent       = 1'b1;
+      up_d[a_j]  = 1'b1;
+      up_route_o = route_q[a_j*RW +: RW];
+      up_hops_o  = hops_q[a_j*HW +: HW];
+      up_sl_o    = sl_q[a_j*3 +: 3];
+    end
+    // The first queue (index order) with a pending vanish.
+    pf = 1'b0;
+    pq = 0;
+    for (v = 1; v >= 0; v = v - 1) begin
+      for (q = QV - 1; q >= 0; q = q - 1) begin
+        vq = v*QV + q;
+        if (occ_d[(v*QV + q)*CW +: CW] < cfg_rel_thr_i) begin
+          if (q < D) begin
+            if (mask_q[(v*D + q)*8 +: 8] != 8'd0) begin
+              pf = 1'b1; pq = vq;
+            end
+          end else if (up_q[v*S + q - D]) begin
+            pf = 1'b1; pq = vq;
+          end
+        end
+      end
+    end
+    if (!sent && pf) begin
+      sent      = 1'b1;
+      up_kind_o = 1'b1;
+      for (v = 0; v < 2; v = v + 1) begin
+        for (q = 0; q < QV; q = q + 1) begin
+          vq = v*QV + q;
+          if (pq == vq) begin
+            if (q < D) begin
+              mi                   = v*D + q;
+              up_route_o           = {{(RW-TB){1'b0}}, q[TB-1:0]};
+              up_hops_o            = {{(HW-1){1'b0}}, 1'b1};
+              up_sl_o              = lsb8(mask_q[mi*8 +: 8]);
+              mask_d[mi*8 +: 8]    = mask_q[mi*8 +: 8] & ~(8'd1 << up_sl_o);
+            end else begin
+              jj         = v*S + q - D;
+              up_d[jj]   = 1'b0;
+              up_route_o = route_q[jj*RW +: RW];
+              up_hops_o  = hops_q[jj*HW +: HW];
+              up_sl_o    = sl_q[jj*3 +: 3];
+            end
+          end
+        end
+      end
+    end
+    up_valid_o = sent;
+  end
+
+  reg [CW-1:0] locc;
+  integer      y;
+  always @(*) begin
+    valid_d = valid_q;
+    gone_d  = gone_q;
+    route_d = route_q;
+    hops_d  = hops_q;
+    sl_d    = sl_q;
+    if (ntf_act_o == A_GONE)    gone_d[ntf_line_o] = 1'b1;
+    if (ntf_act_o == A_REFRESH) gone_d[ntf_line_o] = 1'b0;
+    if (ntf_act_o == A_ALLOC) begin
+      valid_d[ntf_line_o]             = 1'b1;
+      route_d[ntf_line_o*RW +: RW]    = nroute;
+      hops_d[ntf_line_o*HW +: HW]     = ntf_hops_i;
+      sl_d[ntf_line_o*3 +: 3]         = ntf_sl_i;
+    end
+    rel_o  = {L{1'b0}};
+    xoff_d = xoff_q;
+    for (y = 0; y < L; y = y + 1) begin
+      locc = occ_d[((y / S) * QV + D + (y % S))*CW +: CW];
+      if (locc >= cfg_xoff_i)      xoff_d[y] = 1'b1;
+      else if (locc <= cfg_xon_i)  xoff_d[y] = 1'b0;
+      if (valid_q[y] && gone_d[y] && !up_d[y] && locc == {CW{1'b0}}) begin
+        rel_o[y]          = 1'b1;
+        valid_d[y]        = 1'b0;
+        gone_d[y]         = 1'b0;
+        route_d[y*RW +: RW] = {RW{1'b0}};
+        hops_d[y*HW +: HW]  = {HW{1'b0}};
+        sl_d[y*3 +: 3]      = 3'd0;
+      end
+    end
+  end
+
+  wire unused_prims = ^{gnt0, gnt1, ptr0, ptr1, drop_sat};
+
+  // ---------------------------------------------------------------------------
+  // Registers
+  // ---------------------------------------------------------------------------
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      occ_q   <= {CW*NQ{1'b0}};
+      head_q  <= {AW*NQ{1'b0}};
+      tail_q  <= {AW*NQ{1'b0}};
+      used_q  <= {CW{1'b0}};
+      free_q  <= {C{1'b1}};
+      valid_q <= {L{1'b0}};
+      gone_q  <= {L{1'b0}};
+      up_q    <= {L{1'b0}};
+      xoff_q  <= {L{1'b0}};
+      route_q <= {RW*L{1'b0}};
+      hops_q  <= {HW*L{1'b0}};
+      sl_q    <= {3*L{1'b0}};
+      mask_q  <= {16*D{1'b0}};
+    end else begin
+      occ_q   <= occ_d;
+      head_q  <= head_d;
+      tail_q  <= tail_d;
+      used_q  <= used_d;
+      free_q  <= free_d;
+      valid_q <= valid_d;
+      gone_q  <= gone_d;
+      up_q    <= up_d;
+      xoff_q  <= xoff_d;
+      route_q <= route_d;
+      hops_q  <= hops_d;
+      sl_q    <= sl_d;
+      mask_q  <= mask_d;
+    end
+  end
+
+  assign xoff_o      = xoff_q;
+  assign occ_o       = occ_q;
+  assign used_o      = used_q;
+  assign cam_valid_o = valid_q;
+  assign cam_gone_o  = gone_q;
+  assign cam_up_o    = up_q;
+  assign cam_route_o = route_q;
+  assign cam_hops_o  = hops_q;
+  assign cam_sl_o    = sl_q;
+  assign det_mask_o  = mask_q;
+  assign drop_cnt_o  = drop_cnt;
+
+`ifndef SYNTHESIS
+  integer a, b;
+  reg [CW+6:0] sum;
+  always @(*) begin
+    sum = {(CW+7){1'b0}};
+    for (b = 0; b < NQ; b = b + 1) sum = sum + {7'd0, occ_q[b*CW +: CW]};
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else begin
+      if (used_q > C[CW-1:0] || sum != {7'd0, used_q}) $error("UsedBound_A");
+      for (a = 0; a < L; a = a + 1)
+        if (!valid_q[a] && occ_q[((a / S) * QV + D + (a % S))*CW +: CW] != {CW{1'b0}})
+          $error("FreeEmpty_A: line %0d", a);
+      if (in_ready_o && !in_valid_i) $error("ReadyImpliesValid_A");
+    end
+  end
+`endif
+
+endmodule
+
+`default_nettype wire
