@@ -595,6 +595,56 @@ pub fn keep_other_rows(old: &str, new: &str) -> String {
         out.extend(body);
         k = j;
     }
+    // Tables of `old` of a kind `new` does not have (another first column:
+    // the build times, which only a whole `make bench` measures) are kept
+    // too, each with the paragraph just above and just below it. A table of
+    // the same kind under another header (a column added) is not: its rows
+    // are of the old format.
+    let is_head = |ls: &[&str], k: usize| {
+        ls[k].starts_with('|')
+            && ls
+                .get(k + 1)
+                .is_some_and(|l| l.starts_with("|--") || l.starts_with("|:-"))
+    };
+    let new_kinds: Vec<Option<&str>> = (0..lines.len())
+        .filter(|&k| is_head(&lines, k))
+        .map(|k| first_cell(lines[k]))
+        .collect();
+    let mut k = 0;
+    while k < old_lines.len() {
+        if !is_head(&old_lines, k) || new_kinds.contains(&first_cell(old_lines[k])) {
+            k += 1;
+            continue;
+        }
+        let mut p = k;
+        let prose = |l: &str| !l.trim().is_empty() && !l.starts_with('|');
+        if p >= 2 && old_lines[p - 1].trim().is_empty() && prose(old_lines[p - 2]) {
+            p -= 1;
+        }
+        while p > 0 && !old_lines[p - 1].trim().is_empty() && !old_lines[p - 1].starts_with('|') {
+            p -= 1;
+        }
+        let mut j = k + 2;
+        while j < old_lines.len() && old_lines[j].starts_with('|') {
+            j += 1;
+        }
+        // A one-paragraph trailer (not the title of a table after it).
+        if j + 1 < old_lines.len()
+            && old_lines[j].trim().is_empty()
+            && prose(old_lines[j + 1])
+            && !(j + 3 < old_lines.len()
+                && old_lines[j + 2].trim().is_empty()
+                && is_head(&old_lines, j + 3))
+        {
+            j += 2;
+        }
+        while out.last().is_some_and(|l| l.trim().is_empty()) {
+            out.pop();
+        }
+        out.push(String::new());
+        out.extend(old_lines[p..j].iter().map(|l| l.to_string()));
+        k = j;
+    }
     let mut s = out.join("\n");
     if new.ends_with('\n') {
         s.push('\n');
@@ -605,6 +655,16 @@ pub fn keep_other_rows(old: &str, new: &str) -> String {
 #[cfg(test)]
 mod keep_tests {
     use super::keep_other_rows;
+
+    #[test]
+    fn tables_a_partial_run_does_not_measure_are_kept() {
+        let old = "x\n| block | v |\n|---|---:|\n| mmu | 1 |\n\nBuild times:\n\n| what | s |\n|---|---:|\n| cold | 300 |\n\nWall: 9 s.\n";
+        let new = "y\n| block | v |\n|---|---:|\n| pfc | 9 |\n";
+        assert_eq!(
+            keep_other_rows(old, new),
+            "y\n| block | v |\n|---|---:|\n| mmu | 1 |\n| pfc | 9 |\n\nBuild times:\n\n| what | s |\n|---|---:|\n| cold | 300 |\n\nWall: 9 s.\n"
+        );
+    }
 
     #[test]
     fn rows_of_blocks_not_measured_are_kept_in_registry_order() {
