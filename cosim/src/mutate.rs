@@ -832,18 +832,20 @@ where
         src: &str,
         ms: &[Mutant],
         jobs: usize,
-        progress: &(impl Fn(usize, usize, &Mutant, &Fate) + Sync),
+        progress: &(impl Fn(&str, usize, usize, &Mutant, &Fate) + Sync),
     ) -> Result<Vec<Fate>> {
         let queue = Arc::new(Mutex::new(
             ms.iter().cloned().enumerate().collect::<Vec<_>>(),
         ));
         let results = Arc::new(Mutex::new(vec![None; ms.len()]));
         let total = ms.len();
+        // Mutants finished in this stage, for the progress report.
+        let done = std::sync::atomic::AtomicUsize::new(0);
         let generics = &self.generics;
         std::thread::scope(|sc| -> Result<()> {
             let mut hs = vec![];
             for j in 0..jobs.max(1) {
-                let (queue, results) = (queue.clone(), results.clone());
+                let (queue, results, done) = (queue.clone(), results.clone(), &done);
                 hs.push(sc.spawn(move || -> Result<()> {
                     loop {
                         let Some((k, m)) = queue.lock().unwrap().pop() else {
@@ -868,7 +870,8 @@ where
                             &self.vectors,
                             self.timeout,
                         )?;
-                        progress(k, total, &m, &fate);
+                        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                        progress(&self.label, n, total, &m, &fate);
                         results.lock().unwrap()[k] = Some(fate);
                     }
                 }));
@@ -897,7 +900,7 @@ pub fn campaign<B: Bench>(
     limit: Option<usize>,
     only: &[String],
     scratch: &Path,
-    progress: impl Fn(usize, usize, &Mutant, &Fate) + Sync,
+    progress: impl Fn(&str, usize, usize, &Mutant, &Fate) + Sync,
 ) -> Result<Campaign>
 where
     B::Params: 'static,

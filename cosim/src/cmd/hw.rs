@@ -254,17 +254,22 @@ where
         } else {
             format!("{}-only", B::NAME)
         });
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let c =
-        crate::mutate::campaign::<B>(rtl, cases, jobs, limit, only, &scratch, |_, total, m, f| {
-            let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    let c = crate::mutate::campaign::<B>(
+        rtl,
+        cases,
+        jobs,
+        limit,
+        only,
+        &scratch,
+        |variant, n, total, m, f| {
             let what = match f {
                 Fate::Killed(_) => "killed".to_string(),
                 Fate::Survived => "SURVIVED".to_string(),
                 Fate::Stillborn(_) => "stillborn".to_string(),
             };
-            eprintln!("[{}] {n}/{total} {:<16} {what}", B::NAME, m.id);
-        })?;
+            eprintln!("[{} {variant}] {n}/{total} {:<16} {what}", B::NAME, m.id);
+        },
+    )?;
     if let Some(dir) = &o.save_kills {
         save_kills::<B>(&c.results, cases, dir)?;
     }
