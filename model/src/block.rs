@@ -169,10 +169,8 @@ macro_rules! coverage_bins {
 /// and the mutation harness.
 pub fn rtl_inputs<B: Block>(p: &B::Params) -> Vec<crate::PortDesc> {
     let mut v = vec![crate::PortDesc {
-        name: "rst_ni",
         doc: "reset, active low",
-        shape: crate::Shape::scalar(1),
-        radix: crate::port::Radix::Dec,
+        ..crate::PortDesc::plain("rst_ni", crate::Shape::scalar(1))
     }];
     v.extend(B::Config::ports(p));
     v.extend(B::Inputs::ports(p));
