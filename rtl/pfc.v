@@ -191,6 +191,20 @@ module pfc #(
     sat_inc = (v == {CW{1'b1}}) ? v : v + {{(CW-1){1'b0}}, 1'b1};
   endfunction
 
+  // One pause timer's tick (docs/pfc.md, "Timers (both sides)"; model: pfc::Timer):
+  // {quanta left, cycles left in this quantum}. A running timer counts the
+  // cycles of a quantum down to 0, then takes one quantum off and reloads
+  // qe - 1; a stopped one (0 quanta) holds. Used by the receive timers and
+  // by the peer's timers as tracked on the transmit side.
+  function automatic [16+QCW-1:0] quanta_tick(input [15:0] tq, input [QCW-1:0] tc,
+                                              input [QCW-1:0] reload);
+    begin
+      if (tq == 16'd0)               quanta_tick = {tq, tc};
+      else if (tc == {QCW{1'b0}})    quanta_tick = {tq - 16'd1, reload};
+      else                           quanta_tick = {tq, tc - {{(QCW-1){1'b0}}, 1'b1}};
+    end
+  endfunction
+
   // ---------------------------------------------------------------------------
   // Transmit: the beat on the bus, from the registers
   // ---------------------------------------------------------------------------
@@ -273,13 +287,9 @@ module pfc #(
       if (start && pend[p]) begin
         tx_tq_d[16*p +: 16]   = xoff_i[p] ? cfg_quanta_i[16*p +: 16] : 16'd0;
         tx_tc_d[QCW*p +: QCW] = qe_m1;
-      end else if (tx_tq_q[16*p +: 16] != 16'd0) begin
-        if (tx_tc_q[QCW*p +: QCW] == {QCW{1'b0}}) begin
-          tx_tq_d[16*p +: 16]   = tx_tq_q[16*p +: 16] - 16'd1;
-          tx_tc_d[QCW*p +: QCW] = qe_m1;
-        end else begin
-          tx_tc_d[QCW*p +: QCW] = tx_tc_q[QCW*p +: QCW] - {{(QCW-1){1'b0}}, 1'b1};
-        end
+      end else begin
+        {tx_tq_d[16*p +: 16], tx_tc_d[QCW*p +: QCW]} =
+          quanta_tick(tx_tq_q[16*p +: 16], tx_tc_q[QCW*p +: QCW], qe_m1);
       end
     end
 
@@ -332,14 +342,8 @@ module pfc #(
 
     // Timers tick; a PFC frame ending this cycle overrides below.
     for (p = 0; p < 8; p = p + 1) begin
-      if (rx_tq_q[16*p +: 16] != 16'd0) begin
-        if (rx_tc_q[QCW*p +: QCW] == {QCW{1'b0}}) begin
-          rx_tq_d[16*p +: 16]   = rx_tq_q[16*p +: 16] - 16'd1;
-          rx_tc_d[QCW*p +: QCW] = qe_m1;
-        end else begin
-          rx_tc_d[QCW*p +: QCW] = rx_tc_q[QCW*p +: QCW] - {{(QCW-1){1'b0}}, 1'b1};
-        end
-      end
+      {rx_tq_d[16*p +: 16], rx_tc_d[QCW*p +: QCW]} =
+        quanta_tick(rx_tq_q[16*p +: 16], rx_tc_q[QCW*p +: QCW], qe_m1);
     end
 
     if (rx_valid_i) begin
