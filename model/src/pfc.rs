@@ -87,6 +87,47 @@ pub fn pfc_frame(sa: u64, cev: u16, times: &[u16; PRIOS]) -> [u8; FRAME_BYTES] {
     f
 }
 
+/// An IPv4-typed data frame of `len` bytes (at least 64), FCS included:
+/// `da`, `sa`, EtherType 0x0800, payload byte `k` (frame offset) =
+/// `37 k ^ 0x5a`. What a MAC sends between PFC frames; the receive side
+/// classifies it as another frame.
+pub fn data_frame(da: [u8; 6], sa: u64, len: usize) -> Vec<u8> {
+    let len = len.max(FRAME_BYTES);
+    let mut f = Vec::with_capacity(len);
+    f.extend_from_slice(&da);
+    f.extend_from_slice(&mac_bytes(sa));
+    f.extend_from_slice(&0x0800u16.to_be_bytes());
+    f.extend((14..len - 4).map(|k| (k as u8).wrapping_mul(37) ^ 0x5a));
+    let fcs = crc32(&f);
+    f.extend_from_slice(&fcs.to_le_bytes());
+    f
+}
+
+/// One beat of the byte stream: (data, last, empty), as on `rx_*` / `tx_*`.
+pub type Beat = (u64, bool, u8);
+
+/// The beats of `bytes` (8 bytes per beat, byte 0 in bits 7:0; the last beat
+/// says how many of its bytes are empty).
+pub fn beats(bytes: &[u8]) -> Vec<Beat> {
+    bytes
+        .chunks(BEAT_BYTES)
+        .enumerate()
+        .map(|(k, chunk)| {
+            let v = chunk
+                .iter()
+                .enumerate()
+                .fold(0u64, |v, (j, &b)| v | (b as u64) << (8 * j));
+            let last = (k + 1) * BEAT_BYTES >= bytes.len();
+            let empty = if last {
+                (BEAT_BYTES - chunk.len()) as u8
+            } else {
+                0
+            };
+            (v, last, empty)
+        })
+        .collect()
+}
+
 /// Class of a received frame (`rx_done_o`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -1022,6 +1063,24 @@ impl Block for Pfc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_frames_are_other_frames_and_pack_into_beats() {
+        for len in [10, 64, 65, 1500] {
+            let f = data_frame(PFC_DA, 0x02_00_00_00_00_01, len);
+            assert_eq!(f.len(), len.max(FRAME_BYTES));
+            let n = f.len() - 4;
+            assert_eq!(f[n..], crc32(&f[..n]).to_le_bytes(), "good FCS at {len} bytes");
+            assert_eq!(classify(&f, 0).0, RxClass::Other);
+            let b = beats(&f);
+            assert_eq!(b.len(), f.len().div_ceil(BEAT_BYTES));
+            assert!(b[..b.len() - 1].iter().all(|&(_, last, empty)| !last && empty == 0));
+            let &(data, last, empty) = b.last().unwrap();
+            assert!(last);
+            assert_eq!(usize::from(empty), b.len() * BEAT_BYTES - f.len());
+            assert_eq!(data & 0xff, f[(b.len() - 1) * BEAT_BYTES] as u64);
+        }
+    }
 
     #[test]
     fn crc_matches_the_check_value() {

@@ -3,6 +3,8 @@
 //! check them against the golden models.
 //!
 //! - [`bcn_loop`]: the BCN closed loop (seed 003) around the CP and RP models (or their RTL).
+//! - [`pfc_system`]: MMU admission, the PFC generator, a link and an
+//!   upstream sender: the headroom formula run cycle by cycle (seeds 000, 001).
 //! - [`sizing`]: buffer sizing from a link (seeds 000 and 001).
 //! - [`stx_analytic`]: the STX delay model of seed 004, eqs (1) to (51).
 //! - [`stx_system`]: the slotted STX switch around the arbiter's golden
@@ -12,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod bcn_loop;
+pub mod pfc_system;
 pub mod sizing;
 pub mod stx_analytic;
 pub mod stx_system;

@@ -6,15 +6,16 @@
 mod support;
 
 use model::pfc::{
-    classify, pfc_frame, Pfc, PfcConfig, PfcInputs, PfcOutputs, PfcParams, RxClass, PRIOS,
+    beats, classify, pfc_frame, Pfc, PfcConfig, PfcInputs, PfcOutputs, PfcParams, RxClass, PRIOS,
 };
 use model::stim::{Cycle, Stimulus};
 use model::{Block, Params, PortGroup};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
+use studies::pfc_system as system;
 use testbenches::pfc::{
-    beats, check_loopback, collect_frames, directed, loopback, pcap, refreshes_at_expiry,
-    short_config_strategy, system, xoff_pattern_strategy, LoopStats,
+    check_loopback, collect_frames, directed, loopback, pcap, refreshes_at_expiry,
+    short_config_strategy, xoff_pattern_strategy, LoopStats,
 };
 
 #[test]
