@@ -5,6 +5,7 @@
 //! - [`bcn_loop`]: the BCN closed loop (seed 003) around the CP and RP models (or their RTL).
 //! - [`pfc_system`]: MMU admission, the PFC generator, a link and an
 //!   upstream sender: the headroom formula run cycle by cycle (seeds 000, 001).
+//! - [`rng`]: the project's one PRNG for traffic (testbenches and studies).
 //! - [`sizing`]: buffer sizing from a link (seeds 000 and 001).
 //! - [`stx_analytic`]: the STX delay model of seed 004, eqs (1) to (51).
 //! - [`stx_system`]: the slotted STX switch around the arbiter's golden
@@ -15,6 +16,7 @@
 
 pub mod bcn_loop;
 pub mod pfc_system;
+pub mod rng;
 pub mod sizing;
 pub mod stx_analytic;
 pub mod stx_system;

@@ -14,7 +14,9 @@
 
 pub mod pcap;
 pub mod registry;
-pub mod rng;
+/// The project's one PRNG for traffic (it lives with the studies, which use
+/// it too).
+pub use studies::rng;
 
 pub mod arbiter;
 pub mod bcn_cp;

@@ -1,74 +1,15 @@
-//! Traffic sources of the STX system simulation and the seeded PRNG they use.
+//! Traffic sources of the STX system simulation, drawn from the project's
+//! PRNG ([`crate::rng`]).
 //!
 //! At most one cell arrives per input per slot (the input link carries one
 //! cell per slot). Every source is deterministic: the same seed gives the
 //! same arrivals, on every machine (integer arithmetic only).
 
-/// SplitMix64 (Steele, Lea, Flood 2014): used to expand a 64-bit seed into
-/// the state of [`Rng`].
-pub fn splitmix64(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use crate::rng::Rng;
 
-/// xoshiro256** (Blackman & Vigna 2018), seeded through SplitMix64. Owned
-/// by its user; no global state.
-#[derive(Clone, Debug)]
-pub struct Rng {
-    s: [u64; 4],
-}
-
-impl Rng {
-    /// A generator whose stream is fixed by `seed`.
-    pub fn new(seed: u64) -> Self {
-        let mut x = seed;
-        let s = [
-            splitmix64(&mut x),
-            splitmix64(&mut x),
-            splitmix64(&mut x),
-            splitmix64(&mut x),
-        ];
-        Rng { s }
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        let r = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
-        r
-    }
-
-    /// True with probability `thr / 2^64` (see [`threshold`]).
-    pub fn chance(&mut self, thr: u64) -> bool {
-        thr == u64::MAX || self.next_u64() < thr
-    }
-
-    /// Uniform in `0..n` (`n >= 1`), by the multiply-high method.
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-}
-
-/// The integer threshold of probability `p`: `floor(p * 2^64)`, saturated
-/// (`u64::MAX` stands for 1).
-pub fn threshold(p: f64) -> u64 {
-    if p >= 1.0 {
-        u64::MAX
-    } else if p <= 0.0 {
-        0
-    } else {
-        (p * 18_446_744_073_709_551_616.0) as u64
-    }
-}
+/// The stream of the traffic sources: one seed gives the same arrivals
+/// whatever else draws from that seed.
+const STREAM: u64 = 0x7a_ff1c;
 
 /// A source of cells: at most one arrival per input per slot.
 pub trait Traffic {
@@ -83,7 +24,7 @@ pub trait Traffic {
 #[derive(Clone, Debug)]
 pub struct Bernoulli {
     n: usize,
-    thr: u64,
+    lambda: f64,
     rng: Rng,
 }
 
@@ -92,16 +33,16 @@ impl Bernoulli {
     pub fn new(n: usize, lambda: f64, seed: u64) -> Self {
         Bernoulli {
             n,
-            thr: threshold(lambda),
-            rng: Rng::new(seed),
+            lambda,
+            rng: Rng::new(seed, STREAM),
         }
     }
 }
 
 impl Traffic for Bernoulli {
     fn arrival(&mut self, _input: usize, _slot: u64) -> Option<usize> {
-        if self.thr != 0 && self.rng.chance(self.thr) {
-            Some(self.rng.below(self.n))
+        if self.rng.chance(self.lambda) {
+            Some(self.rng.below(self.n as u64) as usize)
         } else {
             None
         }
@@ -117,8 +58,8 @@ impl Traffic for Bernoulli {
 #[derive(Clone, Debug)]
 pub struct OnOff {
     n: usize,
-    start_thr: u64,
-    end_thr: u64,
+    start: f64,
+    end: f64,
     dest: Vec<Option<usize>>,
     rng: Rng,
 }
@@ -130,10 +71,10 @@ impl OnOff {
         let q = lambda / (lambda + burst * (1.0 - lambda));
         OnOff {
             n,
-            start_thr: threshold(q),
-            end_thr: threshold(1.0 / burst),
+            start: q,
+            end: 1.0 / burst,
             dest: vec![None; n],
-            rng: Rng::new(seed),
+            rng: Rng::new(seed, STREAM),
         }
     }
 }
@@ -143,13 +84,13 @@ impl Traffic for OnOff {
         let d = match self.dest[input] {
             Some(d) => d,
             None => {
-                if self.start_thr == 0 || !self.rng.chance(self.start_thr) {
+                if !self.rng.chance(self.start) {
                     return None;
                 }
-                self.rng.below(self.n)
+                self.rng.below(self.n as u64) as usize
             }
         };
-        self.dest[input] = if self.rng.chance(self.end_thr) {
+        self.dest[input] = if self.rng.chance(self.end) {
             None
         } else {
             Some(d)
@@ -200,15 +141,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn same_seed_same_stream() {
-        let mut a = Rng::new(7);
-        let mut b = Rng::new(7);
-        let mut c = Rng::new(8);
-        let va: Vec<u64> = (0..8).map(|_| a.next_u64()).collect();
-        let vb: Vec<u64> = (0..8).map(|_| b.next_u64()).collect();
-        let vc: Vec<u64> = (0..8).map(|_| c.next_u64()).collect();
-        assert_eq!(va, vb);
-        assert_ne!(va, vc);
+    fn same_seed_same_arrivals() {
+        let draw = |seed| {
+            let mut t = OnOff::new(8, 0.5, 4.0, seed);
+            (0..64u64)
+                .flat_map(|s| (0..8).map(move |i| (s, i)))
+                .map(|(s, i)| t.arrival(i, s))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draw(7), draw(7));
+        assert_ne!(draw(7), draw(8));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! by a distribution crate's implementation, which may change between
 //! versions and would silently change what a seed means).
 //!
-//! This is the testbench's randomness. The blocks' own pseudo-random
+//! This is the traffic's randomness, in the testbenches' generators and in
+//! the studies' sources. The blocks' own pseudo-random
 //! sequences (LFSRs) are part of the hardware and live in the models and
 //! the RTL.
 
