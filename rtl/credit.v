@@ -105,52 +105,27 @@ module credit #(
   localparam signed [BXW-1:0] B_MIN   = {{(BXW-LW){1'b1}}, {(LW-1){1'b0}}, 1'b1} + {{(BXW-1){1'b0}}, 1'b1};
   localparam signed [BXW-1:0] B_ZERO  = {BXW{1'b0}};
 
-  // First set bit of el at or after ptr, wrapping: {found, index}.
-  function automatic [IW:0] rr_i(input [I-1:0] el, input [IW-1:0] ptr);
-    integer k;
-    reg hi, lo;
-    reg [IW-1:0] ih, il;
-    begin
-      hi = 1'b0; lo = 1'b0; ih = {IW{1'b0}}; il = {IW{1'b0}};
-      for (k = I - 1; k >= 0; k = k - 1) begin
-        if (el[k]) begin
-          lo = 1'b1; il = k[IW-1:0];
-          if (k[IW-1:0] >= ptr) begin hi = 1'b1; ih = k[IW-1:0]; end
-        end
-      end
-      rr_i = hi ? {1'b1, ih} : {lo, il};
-    end
-  endfunction
+  // Round robin, one function for the three pickers (over I ingresses, E
+  // egresses, S slices): the first set bit of el at or after ptr, wrapping,
+  // as {found, index}. Callers zero-extend el to PN bits and ptr to PW + 1
+  // bits, each at least one bit wider than any caller's (so the padding is
+  // never empty), and take the low bits of the index.
+  localparam integer PN = ((I > E) ? ((I > S) ? I : S) : ((E > S) ? E : S)) + 1;
+  localparam integer PW = (IW > EW) ? ((IW > SW) ? IW : SW) : ((EW > SW) ? EW : SW);
 
-  function automatic [EW:0] rr_e(input [E-1:0] el, input [EW-1:0] ptr);
+  function automatic [PW:0] rr_pick(input [PN-1:0] el, input [PW:0] ptr);
     integer k;
     reg hi, lo;
-    reg [EW-1:0] ih, il;
+    reg [PW-1:0] ih, il;
     begin
-      hi = 1'b0; lo = 1'b0; ih = {EW{1'b0}}; il = {EW{1'b0}};
-      for (k = E - 1; k >= 0; k = k - 1) begin
+      hi = 1'b0; lo = 1'b0; ih = {PW{1'b0}}; il = {PW{1'b0}};
+      for (k = PN - 1; k >= 0; k = k - 1) begin
         if (el[k]) begin
-          lo = 1'b1; il = k[EW-1:0];
-          if (k[EW-1:0] >= ptr) begin hi = 1'b1; ih = k[EW-1:0]; end
+          lo = 1'b1; il = k[PW-1:0];
+          if (k[PW:0] >= ptr) begin hi = 1'b1; ih = k[PW-1:0]; end
         end
       end
-      rr_e = hi ? {1'b1, ih} : {lo, il};
-    end
-  endfunction
-
-  function automatic [SW:0] rr_s(input [S-1:0] el, input [SW-1:0] ptr);
-    integer k;
-    reg hi, lo;
-    reg [SW-1:0] ih, il;
-    begin
-      hi = 1'b0; lo = 1'b0; ih = {SW{1'b0}}; il = {SW{1'b0}};
-      for (k = S - 1; k >= 0; k = k - 1) begin
-        if (el[k]) begin
-          lo = 1'b1; il = k[SW-1:0];
-          if (k[SW-1:0] >= ptr) begin hi = 1'b1; ih = k[SW-1:0]; end
-        end
-      end
-      rr_s = hi ? {1'b1, ih} : {lo, il};
+      rr_pick = hi ? {1'b1, ih} : {lo, il};
     end
   endfunction
 
@@ -224,6 +199,7 @@ module credit #(
   reg signed [BXW-1:0]  ib, isum;
   reg [E-1:0]           ielig;
   reg [EW:0]            ipick;
+  reg [PW:0]            rr_in;
   reg                   err_bal_sat, err_idx_in;
   integer               ii, ie;
 
@@ -240,6 +216,7 @@ module credit #(
     isum        = B_ZERO;
     ielig       = {E{1'b0}};
     ipick       = {(EW+1){1'b0}};
+    rr_in       = {(PW+1){1'b0}};
 
     // 1. Credit arrivals, saturating at BMAX.
     for (ie = 0; ie < E; ie = ie + 1) begin
@@ -267,7 +244,8 @@ module credit #(
         ielig[ie] = (hol_len_i[(ii*E+ie)*LW +: LW] != {LW{1'b0}}) &&
                     ($signed(bal1[(ii*E+ie)*BXW +: BXW]) > B_ZERO);
       end
-      ipick = rr_e(ielig, dptr_q[ii*EW +: EW]);
+      rr_in = rr_pick({{(PN-E){1'b0}}, ielig}, {{(PW+1-EW){1'b0}}, dptr_q[ii*EW +: EW]});
+      ipick = {rr_in[PW], rr_in[EW-1:0]};
       if (ipick[EW]) begin
         for (ie = 0; ie < E; ie = ie + 1) begin
           if (ipick[EW-1:0] == ie[EW-1:0]) begin
@@ -295,6 +273,7 @@ module credit #(
   reg [S-1:0]         selig;
   reg [SW:0]          spick;
   reg [IW:0]          mpick;
+  reg [PW:0]          rr_eg;
   reg [IW-1:0]        win;
   reg [5:0]           err_eg;
   integer             ee, ei, es;
@@ -319,6 +298,7 @@ module credit #(
     selig = {S{1'b0}};
     spick = {(SW+1){1'b0}};
     mpick = {(IW+1){1'b0}};
+    rr_eg = {(PW+1){1'b0}};
     win   = {IW{1'b0}}; es = 0;  // the loop variable too: no latch
 
     for (ei = 0; ei < I; ei = ei + 1) begin
@@ -383,14 +363,17 @@ module credit #(
               if (blcol[ei] && cfg_slice_i[ei*SW +: SW] == es[SW-1:0]) selig[es] = 1'b1;
             end
           end
-          spick = rr_s(selig, sptr_q[ee*SW +: SW]);
+          rr_eg = rr_pick({{(PN-S){1'b0}}, selig}, {{(PW+1-SW){1'b0}}, sptr_q[ee*SW +: SW]});
+          spick = {rr_eg[PW], rr_eg[SW-1:0]};
           for (ei = 0; ei < I; ei = ei + 1) begin
             melig[ei] = blcol[ei] && cfg_slice_i[ei*SW +: SW] == spick[SW-1:0];
           end
           mpick = {(IW+1){1'b0}};
           for (es = 0; es < S; es = es + 1) begin
             if (spick[SW-1:0] == es[SW-1:0]) begin
-              mpick = rr_i(melig, mptr_q[(ee*S+es)*IW +: IW]);
+              rr_eg = rr_pick({{(PN-I){1'b0}}, melig},
+                              {{(PW+1-IW){1'b0}}, mptr_q[(ee*S+es)*IW +: IW]});
+              mpick = {rr_eg[PW], rr_eg[IW-1:0]};
               mptr_d[(ee*S+es)*IW +: IW] = (mpick[IW-1:0] == ILAST) ? {IW{1'b0}}
                                                                      : mpick[IW-1:0] + 1'b1;
             end
@@ -398,7 +381,8 @@ module credit #(
           sptr_d[ee*SW +: SW] = spick[SW-1:0] + 1'b1;   // S is a power of two: wraps
           win = mpick[IW-1:0];
         end else begin
-          mpick = rr_i(blcol, pptr_q[ee*IW +: IW]);
+          rr_eg = rr_pick({{(PN-I){1'b0}}, blcol}, {{(PW+1-IW){1'b0}}, pptr_q[ee*IW +: IW]});
+          mpick = {rr_eg[PW], rr_eg[IW-1:0]};
           pptr_d[ee*IW +: IW] = (mpick[IW-1:0] == ILAST) ? {IW{1'b0}} : mpick[IW-1:0] + 1'b1;
           win = mpick[IW-1:0];
         end
@@ -417,7 +401,7 @@ module credit #(
 
   // A grant implies a backlogged VOQ, so the slice and member picks always
   // find one: their found bits are not needed.
-  wire unused_found = ^{spick[SW], mpick[IW]};
+  wire unused_found = ^{spick[SW], mpick[IW], rr_in, rr_eg};   // rr_*: index bits above a picker's width
 
   // ---------------------------------------------------------------------------
   // Assertions (the spec's invariants), for simulation only
