@@ -1070,11 +1070,17 @@ mod tests {
             let f = data_frame(PFC_DA, 0x02_00_00_00_00_01, len);
             assert_eq!(f.len(), len.max(FRAME_BYTES));
             let n = f.len() - 4;
-            assert_eq!(f[n..], crc32(&f[..n]).to_le_bytes(), "good FCS at {len} bytes");
+            assert_eq!(
+                f[n..],
+                crc32(&f[..n]).to_le_bytes(),
+                "good FCS at {len} bytes"
+            );
             assert_eq!(classify(&f, 0).0, RxClass::Other);
             let b = beats(&f);
             assert_eq!(b.len(), f.len().div_ceil(BEAT_BYTES));
-            assert!(b[..b.len() - 1].iter().all(|&(_, last, empty)| !last && empty == 0));
+            assert!(b[..b.len() - 1]
+                .iter()
+                .all(|&(_, last, empty)| !last && empty == 0));
             let &(data, last, empty) = b.last().unwrap();
             assert!(last);
             assert_eq!(usize::from(empty), b.len() * BEAT_BYTES - f.len());
