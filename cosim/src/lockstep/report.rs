@@ -18,7 +18,7 @@ pub struct WaveFiles {
 }
 
 impl WaveFiles {
-    fn in_dir(dir: &Path) -> Self {
+    pub(super) fn in_dir(dir: &Path) -> Self {
         WaveFiles {
             model: dir.join("model.vcd"),
             rtl: dir.join("rtl.vcd"),
