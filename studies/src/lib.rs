@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod bcn_loop;
+pub mod recn_net;
 pub mod sizing;
 pub mod stx_analytic;
 pub mod stx_system;
