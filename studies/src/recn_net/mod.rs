@@ -153,6 +153,12 @@ impl Config {
     pub fn topology(&self) -> Topology {
         Topology::new(self.k, self.stages)
     }
+
+    /// Slots run after the measured ones, for the latency of the packets
+    /// born last: 200 maximum packets.
+    pub fn tail(&self) -> u64 {
+        200 * self.max_cells as u64
+    }
 }
 
 /// One delivered packet (the delivery log).
@@ -574,7 +580,7 @@ pub fn recn_setup(
 /// Runs `cfg` on architecture `arch` (RECN on the golden model).
 pub fn run(cfg: &Config, arch: Arch) -> Stats {
     let topo = cfg.topology();
-    let tail = 20 * cfg.max_cells as u64 * 10;
+    let tail = cfg.tail();
     match arch {
         Arch::VoqNet => {
             let credits = 2 * cfg.max_cells as u32;
