@@ -36,7 +36,10 @@ fn recn_network_on_model_and_rtl_ports_is_identical() {
         // RECN did something: SAQs allocated (and notifications sent).
         let allocs: u64 = m.ports().map(|p| p.acts[2]).sum();
         let saq: u64 = m.ports().map(|p| p.saq_sent).sum();
-        assert!(allocs > 0 && saq > 0 && ms.ntf_sent > 0, "{what}: {allocs} {saq}");
+        assert!(
+            allocs > 0 && saq > 0 && ms.ntf_sent > 0,
+            "{what}: {allocs} {saq}"
+        );
         assert_eq!(ms, rs, "{what}: statistics differ");
         assert_eq!(m.deliveries().len(), r.deliveries().len(), "{what}");
         for (k, (a, b)) in m.deliveries().iter().zip(r.deliveries()).enumerate() {
@@ -49,12 +52,14 @@ fn recn_network_on_model_and_rtl_ports_is_identical() {
             cyc(&mut r.ports().map(|p| p.cycles)),
             "{what}: clock cycles"
         );
-        let acts = |n: &[[u64; 8]]| n.iter().fold([0u64; 8], |mut a, x| {
-            for k in 0..8 {
-                a[k] += x[k];
-            }
-            a
-        });
+        let acts = |n: &[[u64; 8]]| {
+            n.iter().fold([0u64; 8], |mut a, x| {
+                for k in 0..8 {
+                    a[k] += x[k];
+                }
+                a
+            })
+        };
         assert_eq!(
             acts(&m.ports().map(|p| p.acts).collect::<Vec<_>>()),
             acts(&r.ports().map(|p| p.acts).collect::<Vec<_>>()),

@@ -357,10 +357,11 @@ impl<S: Stepper<RecnPort>> Recn<S> {
     fn hit(&self, route: u32, sl: u8) -> Option<usize> {
         let mut best: Option<usize> = None;
         for (j, &(v, r, h, s, _)) in self.view.iter().enumerate() {
-            if v && s == sl && (route as u64 ^ r as u64) & self.p.mask(h as u32) == 0 {
-                if best.is_none_or(|b| h > self.view[b].2) {
-                    best = Some(j);
-                }
+            if v && s == sl
+                && (route as u64 ^ r as u64) & self.p.mask(h as u32) == 0
+                && best.is_none_or(|b| h > self.view[b].2)
+            {
+                best = Some(j);
             }
         }
         best
@@ -430,7 +431,9 @@ impl<S: Stepper<RecnPort>> PortEngine for Recn<S> {
         let mut out = SlotOut::default();
         if o.out_valid_o {
             let q = o.out_queue_o as usize;
-            let p = self.mirror[q].pop_front().expect("the block sent from an empty queue");
+            let p = self.mirror[q]
+                .pop_front()
+                .expect("the block sent from an empty queue");
             assert_eq!(p.id as u8, o.out_id_o, "the block sent another packet");
             assert!(!self.inp.stop_i[q], "the block sent from a stopped queue");
             self.saq_sent += u64::from(self.p.queue_line(q).is_some());

@@ -340,11 +340,15 @@ impl<E: PortEngine> Network<E> {
     }
     /// The ports, `sw * R + port`.
     pub fn ports(&self) -> impl Iterator<Item = &E> {
-        self.ports.iter().map(|p| p.as_ref().expect("port in place"))
+        self.ports
+            .iter()
+            .map(|p| p.as_ref().expect("port in place"))
     }
     /// The ports, mutable.
     pub fn ports_mut(&mut self) -> impl Iterator<Item = &mut E> {
-        self.ports.iter_mut().map(|p| p.as_mut().expect("port in place"))
+        self.ports
+            .iter_mut()
+            .map(|p| p.as_mut().expect("port in place"))
     }
     /// Packets born and not yet delivered: in interfaces, ports and links.
     pub fn in_network(&self) -> (u64, u64, u64) {
@@ -592,7 +596,9 @@ pub fn run(cfg: &Config, arch: Arch) -> Stats {
         }
         Arch::VoqSwitch => {
             let credits = cfg.mem_cells as u32 / 8;
-            let mut net = Network::new(cfg.clone(), 32, |_| arch::VoqSwitch::new(topo.radix, credits));
+            let mut net = Network::new(cfg.clone(), 32, |_| {
+                arch::VoqSwitch::new(topo.radix, credits)
+            });
             net.run(tail);
             net.stats().clone()
         }

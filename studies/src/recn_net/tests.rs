@@ -24,7 +24,11 @@ fn packets_are_conserved() {
     let topo = cfg.topology();
     let check = |what: &str, born: u64, done: u64, (nic, ports, links): (u64, u64, u64)| {
         assert!(done > 1000, "{what}: {done} delivered");
-        assert_eq!(born, done + nic + ports + links, "{what}: {nic} {ports} {links}");
+        assert_eq!(
+            born,
+            done + nic + ports + links,
+            "{what}: {nic} {ports} {links}"
+        );
     };
     let mut a = Network::new(cfg.clone(), 32, |_| arch::VoqNet::new(topo.endpoints, 16));
     a.run(0);
@@ -35,7 +39,10 @@ fn packets_are_conserved() {
     let mut c = model_recn_network(cfg.clone());
     c.run(0);
     check("RECN", c.stats().born, c.stats().done, c.in_network());
-    assert!(c.in_network().1 > 0, "nothing stored in the RECN ports at the end");
+    assert!(
+        c.in_network().1 > 0,
+        "nothing stored in the RECN ports at the end"
+    );
 }
 
 /// The same seed gives the same deliveries; another seed other ones.
@@ -72,7 +79,12 @@ fn skipping_quiet_cycles_is_exact() {
     assert_eq!(a.stats(), b.stats());
     assert_eq!(a.deliveries(), b.deliveries());
     let cycles = |n: &Network<ModelRecn>| n.ports().map(|p| p.cycles).sum::<u64>();
-    assert!(cycles(&a) * 5 < cycles(&b) * 4, "{} {}", cycles(&a), cycles(&b));
+    assert!(
+        cycles(&a) * 5 < cycles(&b) * 4,
+        "{} {}",
+        cycles(&a),
+        cycles(&b)
+    );
     let acts = |n: &Network<ModelRecn>| n.ports().map(|p| p.acts[2]).sum::<u64>();
     assert!(acts(&a) > 0, "no SAQ allocated");
 }
@@ -86,7 +98,11 @@ fn low_load_everyone_delivers_and_the_ideal_leads() {
     for (a, st) in Arch::ALL.iter().zip(&s) {
         let (be, off) = (st.be_throughput(), st.be_offered());
         assert!((be - off).abs() < 0.06 * off, "{a:?}: {be} of {off}");
-        assert!((st.qos_ratio() - 1.0).abs() < 0.03, "{a:?}: {}", st.qos_ratio());
+        assert!(
+            (st.qos_ratio() - 1.0).abs() < 0.03,
+            "{a:?}: {}",
+            st.qos_ratio()
+        );
     }
     for st in &s[1..] {
         assert!(s[0].be_throughput() >= st.be_throughput() - 0.005);
@@ -99,8 +115,15 @@ fn qos_gets_its_throughput_at_high_load() {
     let cfg = small(0.9, 6_000);
     for a in Arch::ALL {
         let st = run(&cfg, a);
-        assert!((st.qos_ratio() - 1.0).abs() < 0.03, "{a:?}: {}", st.qos_ratio());
-        assert!(st.be_throughput() < st.be_offered(), "{a:?}: best effort saturated");
+        assert!(
+            (st.qos_ratio() - 1.0).abs() < 0.03,
+            "{a:?}: {}",
+            st.qos_ratio()
+        );
+        assert!(
+            st.be_throughput() < st.be_offered(),
+            "{a:?}: best effort saturated"
+        );
     }
 }
 
@@ -113,5 +136,37 @@ fn recn_removes_hol_blocking_at_a_hot_spot() {
     let cfg = hot(0.8);
     let [net, sw, recn] = Arch::ALL.map(|a| run(&cfg, a).victim_ratio());
     assert!(recn > sw + 0.05, "RECN {recn} VOQ Switch {sw}");
-    assert!(recn > 0.9 && net >= recn - 0.01, "RECN {recn} VOQ Net {net}");
+    assert!(
+        recn > 0.9 && net >= recn - 0.01,
+        "RECN {recn} VOQ Net {net}"
+    );
+}
+
+/// Diagnostic (not run by default): notification actions at 128 end
+/// points, `LOAD` (default 0.9).
+#[test]
+#[ignore]
+fn notification_counts() {
+    let load: f64 = std::env::var("LOAD").map_or(0.9, |s| s.parse().unwrap());
+    let mut net = model_recn_network(Config {
+        slots: 8_000,
+        ..Config::paper(load)
+    });
+    net.run(0);
+    let mut acts = [0u64; 8];
+    for p in net.ports() {
+        for (a, x) in acts.iter_mut().zip(p.acts) {
+            *a += x;
+        }
+    }
+    let saq: u64 = net.ports().map(|p| p.saq_sent).sum();
+    eprintln!(
+        "ignore {} alloc {} refresh {} drop {} gone {}; packets sent from SAQs {saq}; {:?}",
+        acts[1],
+        acts[2],
+        acts[3],
+        acts[4],
+        acts[5],
+        net.stats()
+    );
 }
