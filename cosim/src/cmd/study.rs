@@ -281,16 +281,16 @@ pub struct RecnNetOpts {
     )]
     pub loads: Vec<f64>,
     /// Loads of the hot-spot case (comma separated).
-    #[arg(long, value_delimiter = ',', default_value = "0.4,0.6,0.8,1.0")]
+    #[arg(long, value_delimiter = ',', default_value = "0.5,0.8,1.0")]
     pub hot_loads: Vec<f64>,
     /// Hot sources (default: an eighth of the end points).
     #[arg(long)]
     pub hot: Option<usize>,
     /// Warm-up slots per point.
-    #[arg(long, default_value_t = 5_000)]
+    #[arg(long, default_value_t = 4_000)]
     pub warmup: u64,
     /// Measured slots per point.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 16_000)]
     pub slots: u64,
     /// Traffic seed.
     #[arg(long, default_value_t = 1)]
