@@ -3,6 +3,9 @@
 //! check them against the golden models.
 //!
 //! - [`bcn_loop`]: the BCN closed loop (seed 003) around the CP and RP models (or their RTL).
+//! - [`recn_net`]: the network study of seed 002 section 5: VOQ Net, VOQ
+//!   Switch and RECN 2 VCs (the `recn_port` model, or its RTL) on a folded
+//!   butterfly with self-similar traffic.
 //! - [`sizing`]: buffer sizing from a link (seeds 000 and 001).
 //! - [`stx_analytic`]: the STX delay model of seed 004, eqs (1) to (51).
 //! - [`stx_system`]: the slotted STX switch around the arbiter's golden
