@@ -20,7 +20,7 @@ FUZZ_TIME   ?= 6m
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
-.PHONY: all deps build run test lint blocks fuzz bench soak synth mutate clean test-stx sweep-stx
+.PHONY: all deps build run test lint blocks fuzz bench soak synth mutate clean test-stx sweep-stx test-recn-net sweep-recn-net
 
 all: build
 
@@ -106,6 +106,16 @@ test-stx: build
 # Delay/throughput/STX figures vs the analytic model, N = 64, RTT = 64.
 sweep-stx: build
 	$(SWITCHSIM) sweep --out out/stx_sweep.csv
+
+# RECN network study (seed 002 section 5): network properties (studies
+# crate), RECN network on the model vs the RTL ports (testbenches).
+test-recn-net: build
+	$(CARGO) test --release -p studies recn_net
+	$(CARGO) test --release -p testbenches --test recn_net
+
+# Figs. 2-5 and the hot spot, 128 end points, into docs/ (docs/recn_net.md).
+sweep-recn-net: build
+	$(SWITCHSIM) recn-net --out docs/recn_net
 
 clean:
 	$(CARGO) clean

@@ -9,6 +9,8 @@
 //! - [`wave`]: the model's waveform, in the RTL waveform's hierarchy.
 //! - [`stx`]: the STX switch system simulation around the arbiter RTL, and
 //!   its curves as CSV, SVG and PNG.
+//! - [`recn`]: the network study of seed 002 (VOQ Net, VOQ Switch, RECN
+//!   on the `recn_port` model or RTL), its CSV and charts.
 //! - [`plot`]: line charts rendered to SVG and PNG with `plotters`.
 //! - [`size`]: `switchsim size`, buffer sizing from a link (`studies::sizing`)
 //!   to MMU and credit configurations.
@@ -22,6 +24,7 @@ pub mod golden;
 pub mod lockstep;
 pub mod mutate;
 pub mod plot;
+pub mod recn;
 pub mod rtl;
 pub mod shimgen;
 pub mod size;

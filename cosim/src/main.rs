@@ -77,6 +77,11 @@ enum Cmd {
     /// docs/bcn.md). With `--sweep`: amplitude and convergence time against
     /// Gd, W and the control-loop delay.
     BcnLoop(cosim::cmd::BcnLoopOpts),
+    /// The network study of seed 002 section 5: VOQ Net, VOQ Switch and RECN
+    /// 2 VCs (the recn_port model, or its RTL) on a folded butterfly with
+    /// self-similar traffic; best-effort throughput and QoS latency against
+    /// the input load, and a hot spot; CSV and charts (see docs/recn_net.md).
+    RecnNet(cosim::cmd::RecnNetOpts),
     /// Lint every RTL block, for every verilated variant, with
     /// `verilator --lint-only -Wall`.
     Lint(cosim::cmd::LintOpts),
@@ -120,6 +125,7 @@ fn main() -> ExitCode {
         Cmd::Mutate(o) => mutate_blocks(o),
         Cmd::Sweep(o) => cmd_sweep(o),
         Cmd::BcnLoop(o) => cmd_bcn_loop(o),
+        Cmd::RecnNet(o) => cmd_recn_net(o),
         Cmd::Size(o) => cmd_size(o),
         Cmd::List => list_all(),
     };

@@ -894,3 +894,45 @@ fn hardware_commands_use_the_project_they_run_in() {
     }
     let _ = std::fs::remove_dir_all(&nowhere);
 }
+
+/// `recn-net` on the small network writes its CSV and the five charts, and
+/// refuses a load outside (0, 1] (exit 2).
+#[test]
+fn recn_net_small_writes_csv_and_charts() {
+    let dir = scratch().join("recn-net");
+    std::fs::create_dir_all(&dir).unwrap();
+    let stem = dir.join("rn");
+    let o = switchsim(&[
+        "recn-net",
+        "--small",
+        "--loads",
+        "0.4",
+        "--hot-loads",
+        "0.6",
+        "--warmup",
+        "100",
+        "--slots",
+        "600",
+        "--out",
+        stem.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let csv = std::fs::read_to_string(dir.join("rn.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 7, "{csv}");
+    for fig in ["fig2", "fig3", "fig4", "fig5", "hotspot"] {
+        let svg = std::fs::read_to_string(dir.join(format!("rn_{fig}.svg"))).unwrap();
+        assert!(svg.contains("RECN 2 VCs"), "{fig}");
+        assert!(dir.join(format!("rn_{fig}.png")).exists());
+    }
+    let o = switchsim(&[
+        "recn-net",
+        "--loads",
+        "1.5",
+        "--out",
+        stem.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("--loads: 1.5"), "{err}");
+}

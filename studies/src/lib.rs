@@ -6,6 +6,9 @@
 //! - [`pfc_system`]: MMU admission, the PFC generator, a link and an
 //!   upstream sender: the headroom formula run cycle by cycle (seeds 000, 001).
 //! - [`rng`]: the project's one PRNG for traffic (testbenches and studies).
+//! - [`recn_net`]: the network study of seed 002 section 5: VOQ Net, VOQ
+//!   Switch and RECN 2 VCs (the `recn_port` model, or its RTL) on a folded
+//!   butterfly with self-similar traffic.
 //! - [`sizing`]: buffer sizing from a link (seeds 000 and 001).
 //! - [`stx_analytic`]: the STX delay model of seed 004, eqs (1) to (51).
 //! - [`stx_system`]: the slotted STX switch around the arbiter's golden
@@ -17,6 +20,7 @@
 pub mod bcn_loop;
 pub mod pfc_system;
 pub mod rng;
+pub mod recn_net;
 pub mod sizing;
 pub mod stx_analytic;
 pub mod stx_system;

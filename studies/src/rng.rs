@@ -24,6 +24,19 @@ pub fn mix(seed: u64, k: u64) -> u64 {
     s.next_u64()
 }
 
+/// The integer threshold of probability `p` against a draw of [`Rng::u64`]:
+/// `floor(p * 2^64)`, saturated (`u64::MAX` stands for 1). For tables of
+/// cumulative probabilities searched with one draw.
+pub fn threshold(p: f64) -> u64 {
+    if p >= 1.0 {
+        u64::MAX
+    } else if p <= 0.0 {
+        0
+    } else {
+        (p * 18_446_744_073_709_551_616.0) as u64
+    }
+}
+
 impl Rng {
     /// The stream of `seed`; `stream` separates independent streams of one
     /// seed (traffic, configuration, ...).

@@ -1,6 +1,6 @@
 //! The studies: `sweep` (the STX system against its analytic model),
-//! `bcn-loop` (the BCN closed loop) and `size` (buffer sizing), with their
-//! options.
+//! `bcn-loop` (the BCN closed loop), `recn-net` (the RECN network of seed
+//! 002) and `size` (buffer sizing), with their options.
 
 use anyhow::{anyhow, bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -267,6 +267,77 @@ pub fn cmd_bcn_loop(o: BcnLoopOpts) -> Result<u8> {
         o.sweep,
         o.jobs,
         o.out,
+    )
+}
+
+/// The options of `switchsim recn-net`.
+#[derive(clap::Args, Debug)]
+pub struct RecnNetOpts {
+    /// Input loads (comma separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
+    )]
+    pub loads: Vec<f64>,
+    /// Loads of the hot-spot case (comma separated).
+    #[arg(long, value_delimiter = ',', default_value = "0.5,0.8,1.0")]
+    pub hot_loads: Vec<f64>,
+    /// Hot sources (default: an eighth of the end points).
+    #[arg(long)]
+    pub hot: Option<usize>,
+    /// Warm-up slots per point.
+    #[arg(long, default_value_t = 4_000)]
+    pub warmup: u64,
+    /// Measured slots per point.
+    #[arg(long, default_value_t = 16_000)]
+    pub slots: u64,
+    /// Traffic seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The 16-end-point network of 4-port switches (64-cell ports, packets
+    /// of up to 8 cells) instead of the paper's 128 end points.
+    #[arg(long)]
+    pub small: bool,
+    /// RECN ports on the verilated `recn_port` instead of its model.
+    #[arg(long)]
+    pub rtl: bool,
+    /// Worker threads.
+    #[arg(long, default_value_t = 2)]
+    pub jobs: usize,
+    /// Output stem: STEM.csv and STEM_{fig2,fig3,fig4,fig5,hotspot}.{svg,png}.
+    #[arg(long, default_value = "out/recn_net")]
+    pub out: PathBuf,
+}
+
+/// `switchsim recn-net`.
+pub fn cmd_recn_net(o: RecnNetOpts) -> Result<u8> {
+    use studies::recn_net::Config;
+    let base = if o.small {
+        Config::small(0.5)
+    } else {
+        Config::paper(0.5)
+    };
+    let base = Config {
+        warmup: o.warmup,
+        slots: o.slots,
+        seed: o.seed,
+        ..base
+    };
+    if o.slots == 0 {
+        bail!("--slots: must be at least 1");
+    }
+    let hot = o.hot.unwrap_or(base.topology().endpoints / 8);
+    crate::recn::cmd_recn_net(
+        &crate::recn::Spec {
+            base,
+            loads: o.loads,
+            hot_loads: o.hot_loads,
+            hot,
+            rtl: o.rtl,
+            jobs: o.jobs,
+        },
+        &o.out,
     )
 }
 
