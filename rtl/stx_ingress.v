@@ -466,13 +466,19 @@ module stx_ingress #(
 
 `ifndef SYNTHESIS
   reg [LW+4:0] tot;
+  reg [SW-1:0] dd;
+  reg          dist_bad;
   integer kt;
   always @(*) begin
     tot = {(LW+5){1'b0}};
     for (kt = 0; kt < N; kt = kt + 1) tot = tot + {{(LW+5-VW){1'b0}}, vcnt_q[kt*VW +: VW]};
+    dist_bad = 1'b0;
+    for (kt = 0; kt < N*RTT; kt = kt + 1) begin
+      dd = snd_q[(kt/RTT)*SW +: SW] - rseq_q[kt*SW +: SW];
+      if (rv_q[kt] && (dd == {SW{1'b0}} || dd > win)) dist_bad = 1'b1;
+    end
   end
-  integer ka, kd;
-  reg [SW-1:0] dd;
+  integer ka;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
     end else begin
@@ -481,12 +487,8 @@ module stx_ingress #(
         if (saw && popcount(rv_q[ka*RTT +: RTT]) > {{(RW-1){1'b0}}, 1'b1})
           $error("RtxBound_A: VOQ %0d", ka);
         if (!cfg_err && out_q[ka*CW +: CW] > cfg_req_lim_i) $error("ReqLim_A: VOQ %0d", ka);
-        for (kd = 0; kd < RTT; kd = kd + 1) begin
-          dd = snd_q[ka*SW +: SW] - rseq_q[(ka*RTT + kd)*SW +: SW];
-          if (rv_q[ka*RTT + kd] && (dd == {SW{1'b0}} || dd > win))
-            $error("RtxDist_A: VOQ %0d entry %0d", ka, kd);
-        end
       end
+      if (dist_bad) $error("RtxDist_A");
       if (tot != {{5{1'b0}}, ocnt_q}) $error("ListLen_A");
       if (spec_valid_o && (gnt_kind_o == 2'd1 || gnt_kind_o == 2'd2)) $error("OneCell_A");
       if (cfg_err && (ocnt_q != {LW{1'b0}} || rv_q != {N*RTT{1'b0}})) $error("ErrIdle_A");
