@@ -204,6 +204,8 @@ module stx_ingress #(
     dep_v = 1'b0; dep = {OW{1'b0}}; cseq = {SW{1'b0}}; cid = {IW{1'b0}};
     hq = {QW{1'b0}}; slot = {QW{1'b0}}; cq = {VW{1'b0}};
     pick = {OW{1'b0}};
+    // Loop variables assigned on every path (else synthesis infers latches).
+    e = 0; j = 0; k = 0; pe = 0;
 
     // 1. ACK
     ai = {{(32-OW){1'b0}}, ack_seq_i[SW +: OW]};

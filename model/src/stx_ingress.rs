@@ -120,10 +120,16 @@ impl StxIngressParams {
             return e("IW", format!("id width {}: must be 1..=16", self.iw));
         }
         if !(2..=8).contains(&self.cw) {
-            return e("CW", format!("request counter width {}: must be 2..=8", self.cw));
+            return e(
+                "CW",
+                format!("request counter width {}: must be 2..=8", self.cw),
+            );
         }
         if !(4..=32).contains(&self.cntw) {
-            return e("CNTW", format!("counter width {}: must be 4..=32", self.cntw));
+            return e(
+                "CNTW",
+                format!("counter width {}: must be 4..=32", self.cntw),
+            );
         }
         Ok(())
     }
@@ -501,7 +507,10 @@ impl StxIngress {
     /// Entries in RTX queue `j`.
     pub fn rtx_len(&self, j: usize) -> usize {
         let r = self.p.rtt;
-        self.s.rv_q[j * r..(j + 1) * r].iter().filter(|&&v| v).count()
+        self.s.rv_q[j * r..(j + 1) * r]
+            .iter()
+            .filter(|&&v| v)
+            .count()
     }
     /// The sequence numbers in RTX queue `j`, with their stale bits, by entry.
     pub fn rtx_entries(&self, j: usize) -> impl Iterator<Item = (u16, bool)> + '_ {
@@ -568,7 +577,10 @@ impl StxIngress {
             assert!(v <= p.q, "VoqBound_A: VOQ {j}");
             total += v;
             let o = self.s.ocnt_q as usize;
-            let k = self.s.ord_q[..o].iter().filter(|&&x| x as usize == j).count();
+            let k = self.s.ord_q[..o]
+                .iter()
+                .filter(|&&x| x as usize == j)
+                .count();
             assert_eq!(k, v, "ListLen_A: output {j} in the list");
             let r = self.rtx_len(j);
             assert!(r <= p.rtt, "RtxBound_A");
@@ -632,12 +644,18 @@ impl Block for StxIngress {
     fn check(p: &StxIngressParams, c: &StxIngressConfig) -> Result<(), ConfigError> {
         use crate::block::check_range;
         p.check()?;
-        check_range("cfg_policy_i", c.cfg_policy_i.value() as u64, 0, 2)
-            .map_err(|e| ConfigError::new(e.field, format!("{} (0 OCF, 1 random, 2 YCF)", e.msg)))?;
+        check_range("cfg_policy_i", c.cfg_policy_i.value() as u64, 0, 2).map_err(|e| {
+            ConfigError::new(e.field, format!("{} (0 OCF, 1 random, 2 YCF)", e.msg))
+        })?;
         check_range("cfg_scheme_i", c.cfg_scheme_i.value() as u64, 0, 2)
             .map_err(|e| ConfigError::new(e.field, format!("{} (0 SR, 1 GBN, 2 SAW)", e.msg)))?;
         check_range("cfg_win_i", c.cfg_win_i as u64, 1, p.win_max() as u64)?;
-        check_range("cfg_req_lim_i", c.cfg_req_lim_i as u64, 1, p.cnt_req_max() as u64)
+        check_range(
+            "cfg_req_lim_i",
+            c.cfg_req_lim_i as u64,
+            1,
+            p.cnt_req_max() as u64,
+        )
     }
 
     fn new(p: &StxIngressParams, c: &StxIngressConfig) -> Self {
@@ -679,7 +697,10 @@ impl Block for StxIngress {
         let mut hit = |b: Bin, on: bool| hits[b as usize] += u64::from(on);
         let choice = e.stx && e.eligible >= 2;
         hit(Bin::StxOcf, choice && self.policy == Some(Policy::Ocf));
-        hit(Bin::StxRandom, choice && self.policy == Some(Policy::Random));
+        hit(
+            Bin::StxRandom,
+            choice && self.policy == Some(Policy::Random),
+        );
         hit(Bin::StxYcf, choice && self.policy == Some(Policy::Ycf));
         hit(Bin::StxOwnArrival, e.own_arrival);
         hit(Bin::GrantRegular, e.grant == GrantKind::Regular);

@@ -62,9 +62,16 @@ pub fn config_strategy(p: &StxIngressParams, illegal: bool) -> BoxedStrategy<Stx
         prop_oneof![2 => Just(1u8), 2 => Just(2u8.min(lmax)), 3 => Just(lmax), 2 => 1..=lmax, 1 => Just(0u8)]
             .boxed()
     } else {
-        prop_oneof![2 => Just(1u8), 2 => Just(2u8.min(lmax)), 3 => Just(lmax), 2 => 1..=lmax].boxed()
+        prop_oneof![2 => Just(1u8), 2 => Just(2u8.min(lmax)), 3 => Just(lmax), 2 => 1..=lmax]
+            .boxed()
     };
-    (code(illegal), code(illegal), proptest::bool::weighted(0.85), win, lim)
+    (
+        code(illegal),
+        code(illegal),
+        proptest::bool::weighted(0.85),
+        win,
+        lim,
+    )
         .prop_map(|(pol, sch, en, w, l)| StxIngressConfig {
             cfg_policy_i: u2::new(pol),
             cfg_scheme_i: u2::new(sch),
@@ -171,7 +178,10 @@ impl Generator<StxIngress> for StxIngressGen {
                 i.gnt_valid_i = true;
             } else if owed > 0 {
                 let k = r.below(owed as u64) as usize;
-                i.gnt_out_i = (0..p.n).filter(|&j| m.outstanding(j) > 0).nth(k).unwrap_or(0) as u8;
+                i.gnt_out_i = (0..p.n)
+                    .filter(|&j| m.outstanding(j) > 0)
+                    .nth(k)
+                    .unwrap_or(0) as u8;
                 i.gnt_valid_i = true;
             }
         }
@@ -221,7 +231,8 @@ impl Bench for StxIngress {
             },
             crate::Scenario {
                 name: "fig2c-wasted",
-                about: "seed 004 Fig. 2(c): A acknowledged, its grant finds an empty VOQ (wasted); \
+                about:
+                    "seed 004 Fig. 2(c): A acknowledged, its grant finds an empty VOQ (wasted); \
                         the free link carries an STX of another VOQ in that cycle",
                 build: s::fig2c,
                 check: Some(s::fig2c_check),
@@ -368,11 +379,17 @@ pub mod scenario {
         expect(
             "A and B sent speculatively at 0 and 2",
             o[0].cell_spec_o && o[0].cell_seq_o == 0 && o[2].cell_spec_o && o[2].cell_seq_o == 1,
-            format!("{:?} / {:?}", (o[0].cell_spec_o, o[0].cell_seq_o), (o[2].cell_spec_o, o[2].cell_seq_o)),
+            format!(
+                "{:?} / {:?}",
+                (o[0].cell_spec_o, o[0].cell_seq_o),
+                (o[2].cell_spec_o, o[2].cell_seq_o)
+            ),
         )?;
         expect(
             "A retransmitted on the regular grant at 8",
-            o[8].cell_retx_o && o[8].cell_seq_o == 0 && o[8].cell_id_o == 0xa
+            o[8].cell_retx_o
+                && o[8].cell_seq_o == 0
+                && o[8].cell_id_o == 0xa
                 && gk(&o[8]) == GrantKind::Regular,
             format!("{:?}", (o[8].cell_retx_o, o[8].cell_seq_o, gk(&o[8]))),
         )?;
@@ -414,7 +431,10 @@ pub mod scenario {
         expect(
             "A sent again from the RTX queue at 4",
             o[4].cell_valid_o && o[4].cell_retx_o && o[4].cell_seq_o == 0 && !o[4].cell_spec_o,
-            format!("{:?}", (o[4].cell_valid_o, o[4].cell_retx_o, o[4].cell_seq_o)),
+            format!(
+                "{:?}",
+                (o[4].cell_valid_o, o[4].cell_retx_o, o[4].cell_seq_o)
+            ),
         )?;
         expect(
             "the late ACK finds nothing",
@@ -454,7 +474,9 @@ pub mod scenario {
         )?;
         expect(
             "wasted grant and C speculative at 9",
-            gk(&o[9]) == GrantKind::Wasted && o[9].spec_valid_o && o[9].spec_out_o == 3
+            gk(&o[9]) == GrantKind::Wasted
+                && o[9].spec_valid_o
+                && o[9].spec_out_o == 3
                 && o[9].cell_id_o == 0xc,
             format!("{:?}", (gk(&o[9]), o[9].spec_valid_o, o[9].spec_out_o)),
         )
@@ -491,7 +513,9 @@ pub mod scenario {
         )?;
         expect(
             "B sent on A's grant at 8: spurious",
-            gk(&o[8]) == GrantKind::Spurious && o[8].cell_seq_o == 1 && o[8].cell_id_o == 0xb
+            gk(&o[8]) == GrantKind::Spurious
+                && o[8].cell_seq_o == 1
+                && o[8].cell_id_o == 0xb
                 && !o[8].cell_retx_o,
             format!("{:?}", (gk(&o[8]), o[8].cell_seq_o, o[8].cell_id_o)),
         )
@@ -541,7 +565,11 @@ pub mod scenario {
     }
 
     fn spec_outs(o: &[StxIngressOutputs]) -> Vec<u8> {
-        o[4..7].iter().filter(|x| x.spec_valid_o).map(|x| x.spec_out_o).collect()
+        o[4..7]
+            .iter()
+            .filter(|x| x.spec_valid_o)
+            .map(|x| x.spec_out_o)
+            .collect()
     }
 
     /// Check of [`ocf_order`].
@@ -595,9 +623,16 @@ pub mod scenario {
         )?;
         expect(
             "A then B retransmitted at 10 and 12, both regular",
-            o[10].cell_retx_o && o[10].cell_seq_o == 0 && gk(&o[10]) == GrantKind::Regular
-                && o[12].cell_retx_o && o[12].cell_seq_o == 1 && gk(&o[12]) == GrantKind::Regular,
-            format!("{:?}", (o[10].cell_seq_o, gk(&o[10]), o[12].cell_seq_o, gk(&o[12]))),
+            o[10].cell_retx_o
+                && o[10].cell_seq_o == 0
+                && gk(&o[10]) == GrantKind::Regular
+                && o[12].cell_retx_o
+                && o[12].cell_seq_o == 1
+                && gk(&o[12]) == GrantKind::Regular,
+            format!(
+                "{:?}",
+                (o[10].cell_seq_o, gk(&o[10]), o[12].cell_seq_o, gk(&o[12]))
+            ),
         )
     }
 }

@@ -88,7 +88,9 @@ fn check_against_reference(s: &Stimulus<StxIngress>) -> Result<(), TestCaseError
         m.assert_invariants();
         prop_assert_eq!(o.cfg_err_o, err);
         if err {
-            prop_assert!(!o.cell_valid_o && !o.req_valid_o && o.gnt_kind_o == 0 && o.ack_kind_o == 0);
+            prop_assert!(
+                !o.cell_valid_o && !o.req_valid_o && o.gnt_kind_o == 0 && o.ack_kind_o == 0
+            );
             prop_assert_eq!(o.arr_drop_o, i.arr_valid_i);
             cnt[3] += u64::from(i.arr_valid_i);
             continue;
@@ -152,7 +154,12 @@ fn check_against_reference(s: &Stimulus<StxIngress>) -> Result<(), TestCaseError
                 }
             };
         }
-        prop_assert_eq!(GrantKind::from_code(o.gnt_kind_o), gkind, "cycle {}: grant", t);
+        prop_assert_eq!(
+            GrantKind::from_code(o.gnt_kind_o),
+            gkind,
+            "cycle {}: grant",
+            t
+        );
         // 3. Arrival.
         let mut acc = None;
         if i.arr_valid_i {
@@ -171,7 +178,12 @@ fn check_against_reference(s: &Stimulus<StxIngress>) -> Result<(), TestCaseError
                 cnt[3] += 1;
             }
         }
-        prop_assert_eq!(o.arr_drop_o, i.arr_valid_i && acc.is_none(), "cycle {}: drop", t);
+        prop_assert_eq!(
+            o.arr_drop_o,
+            i.arr_valid_i && acc.is_none(),
+            "cycle {}: drop",
+            t
+        );
         // 4. STX.
         let elig: Vec<usize> = (0..p.n)
             .filter(|&j| {
@@ -179,12 +191,21 @@ fn check_against_reference(s: &Stimulus<StxIngress>) -> Result<(), TestCaseError
                 let head = x.next;
                 !x.q.is_empty()
                     && x.rtx.len() < p.rtt
-                    && x.rtx.iter().map(|(cl, _)| cl.seq).min().is_none_or(|u| head - u < w)
+                    && x.rtx
+                        .iter()
+                        .map(|(cl, _)| cl.seq)
+                        .min()
+                        .is_none_or(|u| head - u < w)
             })
             .collect();
         if sent.is_none() && c.cfg_stx_en_i && !elig.is_empty() {
             let arr = |j: usize| v[j].q[0].arr;
-            prop_assert!(o.spec_valid_o, "cycle {}: eligible {:?} but no STX", t, elig);
+            prop_assert!(
+                o.spec_valid_o,
+                "cycle {}: eligible {:?} but no STX",
+                t,
+                elig
+            );
             let j = o.spec_out_o as usize;
             prop_assert!(elig.contains(&j), "cycle {}: STX of ineligible {}", t, j);
             match policy {
@@ -203,18 +224,29 @@ fn check_against_reference(s: &Stimulus<StxIngress>) -> Result<(), TestCaseError
             x.rtx.push((cl, false));
             x.next += 1;
             cnt[0] += 1;
-            prop_assert_eq!(o.spec_seq_o, ((j as u16) << p.sw) | (cl.seq % modulus) as u16);
+            prop_assert_eq!(
+                o.spec_seq_o,
+                ((j as u16) << p.sw) | (cl.seq % modulus) as u16
+            );
             prop_assert!(o.cell_spec_o && !o.cell_retx_o);
-            prop_assert_eq!((o.cell_out_o as usize, o.cell_seq_o as u64, o.cell_id_o), (j, cl.seq % modulus, cl.id));
+            prop_assert_eq!(
+                (o.cell_out_o as usize, o.cell_seq_o as u64, o.cell_id_o),
+                (j, cl.seq % modulus, cl.id)
+            );
         } else {
-            prop_assert!(!o.spec_valid_o && !o.cell_spec_o, "cycle {}: unexpected STX", t);
+            prop_assert!(
+                !o.spec_valid_o && !o.cell_spec_o,
+                "cycle {}: unexpected STX",
+                t
+            );
             if let Some((g, cl, retx)) = sent {
                 prop_assert!(o.cell_valid_o);
                 prop_assert_eq!(o.cell_retx_o, retx);
                 prop_assert_eq!(
                     (o.cell_out_o as usize, o.cell_seq_o as u64, o.cell_id_o),
                     (g, cl.seq % modulus, cl.id),
-                    "cycle {}: grant's cell", t
+                    "cycle {}: grant's cell",
+                    t
                 );
             } else {
                 prop_assert!(!o.cell_valid_o);
@@ -326,7 +358,11 @@ fn saw_sends_one_at_a_time() {
     });
     let outs = directed(&s, "saw");
     let spec: Vec<usize> = (0..14).filter(|&t| outs[t].spec_valid_o).collect();
-    assert_eq!(spec, vec![0, 8], "one outstanding: the second leaves with the first's ACK");
+    assert_eq!(
+        spec,
+        vec![0, 8],
+        "one outstanding: the second leaves with the first's ACK"
+    );
     assert_eq!(outs[8].cell_seq_o, 1);
 }
 
@@ -335,11 +371,41 @@ fn illegal_configurations_are_refused() {
     let p = StxIngressParams::default();
     let d = StxIngress::default_config(&p);
     for (bad, field) in [
-        (StxIngressConfig { cfg_policy_i: arbitrary_int::u2::new(3), ..d.clone() }, "cfg_policy_i"),
-        (StxIngressConfig { cfg_scheme_i: arbitrary_int::u2::new(3), ..d.clone() }, "cfg_scheme_i"),
-        (StxIngressConfig { cfg_win_i: 0, ..d.clone() }, "cfg_win_i"),
-        (StxIngressConfig { cfg_win_i: 129, ..d.clone() }, "cfg_win_i"),
-        (StxIngressConfig { cfg_req_lim_i: 0, ..d.clone() }, "cfg_req_lim_i"),
+        (
+            StxIngressConfig {
+                cfg_policy_i: arbitrary_int::u2::new(3),
+                ..d.clone()
+            },
+            "cfg_policy_i",
+        ),
+        (
+            StxIngressConfig {
+                cfg_scheme_i: arbitrary_int::u2::new(3),
+                ..d.clone()
+            },
+            "cfg_scheme_i",
+        ),
+        (
+            StxIngressConfig {
+                cfg_win_i: 0,
+                ..d.clone()
+            },
+            "cfg_win_i",
+        ),
+        (
+            StxIngressConfig {
+                cfg_win_i: 129,
+                ..d.clone()
+            },
+            "cfg_win_i",
+        ),
+        (
+            StxIngressConfig {
+                cfg_req_lim_i: 0,
+                ..d.clone()
+            },
+            "cfg_req_lim_i",
+        ),
     ] {
         let e = StxIngress::check(&p, &bad).unwrap_err();
         assert_eq!(e.field, field);
@@ -349,10 +415,19 @@ fn illegal_configurations_are_refused() {
             ack: Some((0, 0)),
         });
         let outs = directed(&s, field);
-        assert!(outs.iter().all(|o| o.cfg_err_o && o.arr_drop_o && !o.cell_valid_o && !o.req_valid_o));
+        assert!(outs
+            .iter()
+            .all(|o| o.cfg_err_o && o.arr_drop_o && !o.cell_valid_o && !o.req_valid_o));
         assert_eq!(outs.last().unwrap().cnt_drop_o, 5);
     }
-    assert!(StxIngress::check(&p, &StxIngressConfig { cfg_win_i: 128, ..d.clone() }).is_ok());
+    assert!(StxIngress::check(
+        &p,
+        &StxIngressConfig {
+            cfg_win_i: 128,
+            ..d.clone()
+        }
+    )
+    .is_ok());
     for (bad, field) in [
         (StxIngressParams { n: 6, ..p }, "N"),
         (StxIngressParams { q: 3, ..p }, "Q"),
