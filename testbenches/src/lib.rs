@@ -27,6 +27,7 @@ pub mod pfc;
 pub mod prim;
 pub mod recn_port;
 pub mod stx_egress;
+pub mod stx_ingress;
 
 #[cfg(test)]
 mod gen_check;

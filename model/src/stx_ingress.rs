@@ -1,0 +1,1131 @@
+//! Golden model of the STX ingress adapter, the OSMOSIS input adapter of one
+//! input (`rtl/stx_ingress.v`, spec `docs/stx_ingress.md`).
+//!
+//! One VOQ of cell ids per output, one RTX queue of `RTT` entries per VOQ
+//! (random out: any entry leaves on its ACK, the oldest on a grant), per-VOQ
+//! sequence numbers, the STX policy (oldest cell first by an arrival-order
+//! list, random by `prim_lfsr`, youngest cell first), the sender side of
+//! the delivery schemes (SR, GBN, SAW), rules R1, R2, R5..R8, and the
+//! requests to the arbiter (pending counters, `prim_rr_arb`).
+//!
+//! Latency: every `req_*`, `spec_*`, `cell_*`, `gnt_kind_o`, `ack_kind_o`
+//! and `arr_drop_o` is an output of the same cycle; the rest are the
+//! registers at the start of the cycle. Order inside a cycle: ACK, grant,
+//! arrival, STX, request.
+
+use crate::block::{refill, Block, ConfigError, Params};
+use crate::port::PortGroup;
+use crate::prim::{Lfsr, RrArb, SatCnt};
+use arbitrary_int::u2;
+
+/// `ceil(log2(n))` for `n >= 1`.
+pub const fn clog2(n: usize) -> u32 {
+    usize::BITS - (n - 1).leading_zeros()
+}
+
+/// LFSR of the random policy: 16 bits, taps `0xB400`, seed `0xACE1`.
+pub const LFSR_TAPS: u64 = 0xB400;
+/// Its reset value.
+pub const LFSR_SEED: u64 = 0xACE1;
+
+/// Structural parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StxIngressParams {
+    /// Outputs (VOQs), a power of two, 2..=16.
+    pub n: usize,
+    /// VOQ depth, a power of two, 2..=16.
+    pub q: usize,
+    /// RTX queue entries per VOQ, 1..=16.
+    pub rtt: usize,
+    /// Sequence number width, `2 ..= 16 - log2(N)`.
+    pub sw: u32,
+    /// Cell id width, 1..=16.
+    pub iw: u32,
+    /// Request counter width, 2..=8.
+    pub cw: u32,
+    /// Statistics counter width, 4..=32.
+    pub cntw: u32,
+}
+
+impl StxIngressParams {
+    /// Output index width `log2(N)`.
+    pub const fn ow(&self) -> u32 {
+        clog2(self.n)
+    }
+    /// VOQ slot width `log2(Q)`.
+    pub const fn qw(&self) -> u32 {
+        clog2(self.q)
+    }
+    /// VOQ occupancy width `clog2(Q + 1)`.
+    pub const fn vw(&self) -> u32 {
+        clog2(self.q + 1)
+    }
+    /// RTX occupancy width `clog2(RTT + 1)`.
+    pub const fn rw(&self) -> u32 {
+        clog2(self.rtt + 1)
+    }
+    /// Arrival-order list entries `N Q`.
+    pub const fn l(&self) -> usize {
+        self.n * self.q
+    }
+    /// List position / length width `clog2(L + 2)`.
+    pub const fn lw(&self) -> u32 {
+        clog2(self.l() + 2)
+    }
+    /// Sequence numbers wrap at this modulus.
+    pub const fn seq_mod(&self) -> u32 {
+        1 << self.sw
+    }
+    /// Largest legal `cfg_win_i`.
+    pub const fn win_max(&self) -> u32 {
+        1 << (self.sw - 1)
+    }
+    /// Largest request counter value.
+    pub const fn cnt_req_max(&self) -> u32 {
+        (1 << self.cw) - 1
+    }
+    /// The statistics counters saturate here.
+    pub const fn cnt_max(&self) -> u64 {
+        (1u64 << self.cntw) - 1
+    }
+    /// Checks the parameters; the error names the parameter.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let e = |f: &'static str, m: String| Err(ConfigError::new(f, m));
+        if !self.n.is_power_of_two() || !(2..=16).contains(&self.n) {
+            return e(
+                "N",
+                format!("{} outputs: must be a power of two in 2..=16", self.n),
+            );
+        }
+        if !self.q.is_power_of_two() || !(2..=16).contains(&self.q) {
+            return e(
+                "Q",
+                format!("VOQ depth {}: must be a power of two in 2..=16", self.q),
+            );
+        }
+        if !(1..=16).contains(&self.rtt) {
+            return e("RTT", format!("{} RTX entries: must be 1..=16", self.rtt));
+        }
+        let hi = 16 - self.ow();
+        if self.sw < 2 || self.sw > hi {
+            return e(
+                "SW",
+                format!(
+                    "sequence width {}: must be 2..={hi} (SW + log2(N) <= 16)",
+                    self.sw
+                ),
+            );
+        }
+        if !(1..=16).contains(&self.iw) {
+            return e("IW", format!("id width {}: must be 1..=16", self.iw));
+        }
+        if !(2..=8).contains(&self.cw) {
+            return e(
+                "CW",
+                format!("request counter width {}: must be 2..=8", self.cw),
+            );
+        }
+        if !(4..=32).contains(&self.cntw) {
+            return e(
+                "CNTW",
+                format!("counter width {}: must be 4..=32", self.cntw),
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Default for StxIngressParams {
+    fn default() -> Self {
+        StxIngressParams {
+            n: 8,
+            q: 8,
+            rtt: 8,
+            sw: 8,
+            iw: 8,
+            cw: 4,
+            cntw: 32,
+        }
+    }
+}
+
+impl Params for StxIngressParams {
+    fn verilog(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("N", self.n as u64),
+            ("Q", self.q as u64),
+            ("RTT", self.rtt as u64),
+            ("SW", self.sw as u64),
+            ("IW", self.iw as u64),
+            ("CW", self.cw as u64),
+            ("CNTW", self.cntw as u64),
+        ]
+    }
+}
+
+crate::port_group! {
+    /// Runtime configuration, held for a run.
+    pub struct StxIngressConfig<StxIngressParams> |p| {
+        /// STX policy: 0 oldest cell first, 1 random, 2 youngest cell first (3 illegal).
+        cfg_policy_i: u2 = 2 => Radix::Names(&["ocf", "random", "ycf"]),
+        /// Delivery scheme: 0 selective retry, 1 go-back-N, 2 stop-and-wait (3 illegal).
+        cfg_scheme_i: u2 = 2 => Radix::Names(&["sr", "gbn", "saw"]),
+        /// Speculative transmission on.
+        cfg_stx_en_i: bool = 1,
+        /// B_RSQ: an STX needs seq(head) - seq(oldest unacknowledged) below it (1..=2^(SW-1)).
+        cfg_win_i: u16 = p.sw,
+        /// Most requests outstanding per VOQ (1..=2^CW-1).
+        cfg_req_lim_i: u8 = p.cw,
+    }
+}
+
+crate::port_group! {
+    /// Per-cycle inputs: the input link, the arbiter's grant and ACK.
+    pub struct StxIngressInputs<StxIngressParams> |p| {
+        /// A cell arrives.
+        arr_valid_i: bool = 1,
+        /// Its output.
+        arr_out_i: u8 = p.ow(),
+        /// Its cell id.
+        arr_id_i: u16 = p.iw,
+        /// A grant reaches the input.
+        gnt_valid_i: bool = 1,
+        /// Its output.
+        gnt_out_i: u8 = p.ow(),
+        /// An ACK reaches the input.
+        ack_valid_i: bool = 1,
+        /// The SRQ sequence field it echoes: {output, seq}.
+        ack_seq_i: u16 = 16 => Radix::Hex,
+    }
+}
+
+crate::port_group! {
+    /// Per-cycle outputs.
+    pub struct StxIngressOutputs<StxIngressParams> |p| {
+        /// A request to the arbiter.
+        req_valid_o: bool = 1,
+        /// Its VOQ (0 when none).
+        req_out_o: u8 = p.ow(),
+        /// A speculative request (SRQ).
+        spec_valid_o: bool = 1,
+        /// Its output (0 when none).
+        spec_out_o: u8 = p.ow(),
+        /// Its sequence field {output, seq} (0 when none).
+        spec_seq_o: u16 = 16 => Radix::Hex,
+        /// A cell on the link to the crossbar.
+        cell_valid_o: bool = 1,
+        /// Its output (0 when none).
+        cell_out_o: u8 = p.ow(),
+        /// Its sequence number (0 when none).
+        cell_seq_o: u16 = p.sw,
+        /// Its id (0 when none).
+        cell_id_o: u16 = p.iw,
+        /// It is speculative.
+        cell_spec_o: bool = 1,
+        /// It is a retransmission from the RTX queue.
+        cell_retx_o: bool = 1,
+        /// The grant: 0 none, 1 regular, 2 spurious, 3 wasted.
+        gnt_kind_o: u8 = 2 => Radix::Names(GrantKind::NAMES),
+        /// The ACK: 0 none, 1 taken, 2 void, 3 unknown.
+        ack_kind_o: u8 = 2 => Radix::Names(AckKind::NAMES),
+        /// The arriving cell is refused.
+        arr_drop_o: bool = 1,
+        /// Cells per VOQ (registered).
+        voq_cnt_o: Vec<u8> = (p.vw(), p.n),
+        /// Entries per RTX queue (registered).
+        rtx_cnt_o: Vec<u8> = (p.rw(), p.n),
+        /// Per VOQ: sequence number of its head (registered).
+        snd_seq_o: Vec<u16> = (p.sw, p.n),
+        /// Per VOQ: oldest unacknowledged sequence number, 0 when none (registered).
+        una_seq_o: Vec<u16> = (p.sw, p.n),
+        /// Per VOQ: requests not yet sent (registered).
+        pnd_cnt_o: Vec<u8> = (p.cw, p.n),
+        /// Per VOQ: requests sent, not granted (registered).
+        out_cnt_o: Vec<u8> = (p.cw, p.n),
+        /// Speculative cells sent (registered, saturating).
+        cnt_stx_o: u32 = p.cntw,
+        /// Retransmissions (registered, saturating).
+        cnt_retx_o: u32 = p.cntw,
+        /// Wasted grants (registered, saturating).
+        cnt_wasted_o: u32 = p.cntw,
+        /// Arrivals refused (registered, saturating).
+        cnt_drop_o: u32 = p.cntw,
+        /// Illegal configuration.
+        cfg_err_o: bool = 1,
+    }
+}
+
+crate::port_group! {
+    /// The registers, named like the RTL's.
+    pub struct StxIngressState<StxIngressParams> |p| {
+        /// Per VOQ: head slot.
+        vhd_q: Vec<u8> = (p.qw(), p.n),
+        /// Per VOQ: cells held.
+        vcnt_q: Vec<u8> = (p.vw(), p.n),
+        /// Per VOQ: sequence number of the head.
+        snd_q: Vec<u16> = (p.sw, p.n),
+        /// Per VOQ: grants received (modulo 2^SW).
+        gct_q: Vec<u16> = (p.sw, p.n),
+        /// Per VOQ: requests pending.
+        pnd_q: Vec<u8> = (p.cw, p.n),
+        /// Per VOQ: requests outstanding.
+        out_q: Vec<u8> = (p.cw, p.n),
+        /// Per VOQ and slot (VOQ j, slot k at j * Q + k): cell id (data).
+        vid_q: Vec<u16> = (p.iw, p.n * p.q),
+        /// Per VOQ and RTX entry (j * RTT + e): valid.
+        rv_q: Vec<bool> = (1, p.n * p.rtt),
+        /// Per RTX entry: stale (GBN/SAW: its ACK is void).
+        rst_q: Vec<bool> = (1, p.n * p.rtt),
+        /// Per RTX entry: sequence number.
+        rseq_q: Vec<u16> = (p.sw, p.n * p.rtt),
+        /// Per RTX entry: cell id (data).
+        rid_q: Vec<u16> = (p.iw, p.n * p.rtt),
+        /// Arrival-order list: the outputs of the queued cells, oldest first.
+        ord_q: Vec<u8> = (p.ow(), p.l()),
+        /// Its length.
+        ocnt_q: u8 = p.lw(),
+        /// Request arbiter pointer (`u_req_arb`).
+        req_ptr_q: u8 = p.ow(),
+        /// `u_lfsr` (`prim_lfsr`, 16 bits).
+        lfsr_q: u16 = 16,
+        /// `u_cnt_stx`.
+        cnt_stx_q: u32 = p.cntw,
+        /// `u_cnt_retx`.
+        cnt_retx_q: u32 = p.cntw,
+        /// `u_cnt_wasted`.
+        cnt_wasted_q: u32 = p.cntw,
+        /// `u_cnt_drop`.
+        cnt_drop_q: u32 = p.cntw,
+    }
+}
+
+/// STX policy (`cfg_policy_i`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// Oldest cell first (the paper's).
+    Ocf = 0,
+    /// Random (LFSR).
+    Random = 1,
+    /// Youngest cell first.
+    Ycf = 2,
+}
+
+impl Policy {
+    /// The configuration value.
+    pub fn code(self) -> u2 {
+        u2::new(self as u8)
+    }
+    /// Decodes `cfg_policy_i` (`None`: illegal).
+    pub fn from_code(c: u2) -> Option<Policy> {
+        match c.value() {
+            0 => Some(Policy::Ocf),
+            1 => Some(Policy::Random),
+            2 => Some(Policy::Ycf),
+            _ => None,
+        }
+    }
+}
+
+pub use crate::stx_egress::Scheme;
+
+/// The class of a grant (`gnt_kind_o`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum GrantKind {
+    /// No grant.
+    #[default]
+    None = 0,
+    /// The k-th grant carries the k-th cell.
+    Regular = 1,
+    /// It carries another cell.
+    Spurious = 2,
+    /// Nothing to send.
+    Wasted = 3,
+}
+
+impl GrantKind {
+    /// Names by code.
+    pub const NAMES: &'static [&'static str] = &["none", "regular", "spurious", "wasted"];
+    /// Decodes `gnt_kind_o`.
+    pub fn from_code(c: u8) -> GrantKind {
+        [
+            GrantKind::None,
+            GrantKind::Regular,
+            GrantKind::Spurious,
+            GrantKind::Wasted,
+        ][(c & 3) as usize]
+    }
+}
+
+/// What an ACK did (`ack_kind_o`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum AckKind {
+    /// No ACK.
+    #[default]
+    None = 0,
+    /// Its RTX entry is freed.
+    Taken = 1,
+    /// GBN/SAW: not the oldest, or stale; the entry stays.
+    Void = 2,
+    /// No entry with that sequence number.
+    Unknown = 3,
+}
+
+impl AckKind {
+    /// Names by code.
+    pub const NAMES: &'static [&'static str] = &["none", "taken", "void", "unknown"];
+    /// Decodes `ack_kind_o`.
+    pub fn from_code(c: u8) -> AckKind {
+        [
+            AckKind::None,
+            AckKind::Taken,
+            AckKind::Void,
+            AckKind::Unknown,
+        ][(c & 3) as usize]
+    }
+}
+
+crate::coverage_bins! {
+    /// Functional coverage bins of the ingress adapter.
+    pub enum Bin / BINS {
+        StxOcf = "stx_ocf_choice",
+        StxRandom = "stx_random_choice",
+        StxYcf = "stx_ycf_choice",
+        StxOwnArrival = "stx_own_arrival",
+        GrantRegular = "grant_regular",
+        GrantSpurious = "grant_spurious",
+        GrantWasted = "grant_wasted",
+        GrantRetx = "grant_retransmission",
+        RetxMarksStale = "retx_marks_stale",
+        StxAfterWasted = "stx_after_wasted_grant",
+        AckTaken = "ack_taken",
+        AckVoid = "ack_void",
+        AckUnknown = "ack_unknown",
+        RtxFullBlocks = "rtx_full_blocks",
+        WindowBlocks = "window_blocks",
+        SawOne = "saw_one_outstanding",
+        VoqFullDrop = "voq_full_drop",
+        PndFullDrop = "pnd_full_drop",
+        ReqDeferred = "request_deferred",
+        ReqSameCycle = "request_same_cycle",
+        SeqWrap = "sequence_wrap",
+        SchemeSr = "scheme_sr",
+        SchemeGbn = "scheme_gbn",
+        SchemeSaw = "scheme_saw",
+        StxDisabledGrant = "stx_disabled_grant",
+        R2Blocks = "r2_grant_blocks_stx",
+        Saturated = "counter_saturated",
+        ConfigError = "config_error",
+    }
+}
+
+/// What happened in the last cycle, for coverage.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Events {
+    /// Eligible VOQs at the STX decision (0 when no decision).
+    pub eligible: u32,
+    /// The STX took the cell that arrived in this cycle.
+    pub own_arrival: bool,
+    /// The grant's class.
+    pub grant: GrantKind,
+    /// The grant retransmitted from the RTX queue.
+    pub retx: bool,
+    /// A retransmission marked entries stale.
+    pub marked_stale: bool,
+    /// An STX in a cycle with a wasted grant.
+    pub stx_after_wasted: bool,
+    /// The ACK's class.
+    pub ack: AckKind,
+    /// A VOQ with cells was blocked by its full RTX queue.
+    pub rtx_full: bool,
+    /// A VOQ with cells was blocked by the window (w > 1).
+    pub window: bool,
+    /// SAW: a VOQ with cells blocked by its one outstanding cell.
+    pub saw_one: bool,
+    /// An arrival refused because its VOQ was full.
+    pub voq_full: bool,
+    /// An arrival refused because its pending counter was full.
+    pub pnd_full: bool,
+    /// A VOQ with a pending request at its limit.
+    pub deferred: bool,
+    /// The arrival's request went in its arrival cycle.
+    pub same_cycle: bool,
+    /// A cell with sequence number 2^SW - 1 left its VOQ.
+    pub wrap: bool,
+    /// An STX happened.
+    pub stx: bool,
+    /// A grant sent a cell with STX off.
+    pub disabled_grant: bool,
+    /// A grant sent a cell while some VOQ was eligible.
+    pub r2: bool,
+    /// A counter saturated.
+    pub saturated: bool,
+    /// Illegal configuration.
+    pub cfg_err: bool,
+}
+
+/// The STX ingress adapter model.
+#[derive(Clone, Debug)]
+pub struct StxIngress {
+    p: StxIngressParams,
+    c: StxIngressConfig,
+    policy: Option<Policy>,
+    scheme: Option<Scheme>,
+    cfg_err: bool,
+    s: StxIngressState,
+    ev: Events,
+    /// The list with this cycle's arrival appended (scratch, L + 1).
+    x: Vec<u8>,
+}
+
+impl StxIngress {
+    /// The configuration.
+    pub fn config(&self) -> &StxIngressConfig {
+        &self.c
+    }
+    /// The events of the last cycle.
+    pub fn events(&self) -> &Events {
+        &self.ev
+    }
+    /// The policy (`None`: illegal).
+    pub fn policy(&self) -> Option<Policy> {
+        self.policy
+    }
+    /// The scheme (`None`: illegal).
+    pub fn scheme(&self) -> Option<Scheme> {
+        self.scheme
+    }
+    /// Whether the configuration is illegal (`cfg_err_o`).
+    pub fn cfg_err(&self) -> bool {
+        self.cfg_err
+    }
+    /// Cells in VOQ `j`.
+    pub fn voq_len(&self, j: usize) -> usize {
+        self.s.vcnt_q[j] as usize
+    }
+    /// Entries in RTX queue `j`.
+    pub fn rtx_len(&self, j: usize) -> usize {
+        let r = self.p.rtt;
+        self.s.rv_q[j * r..(j + 1) * r]
+            .iter()
+            .filter(|&&v| v)
+            .count()
+    }
+    /// The sequence numbers in RTX queue `j`, with their stale bits, by entry.
+    pub fn rtx_entries(&self, j: usize) -> impl Iterator<Item = (u16, bool)> + '_ {
+        let r = self.p.rtt;
+        (j * r..(j + 1) * r)
+            .filter(|&e| self.s.rv_q[e])
+            .map(|e| (self.s.rseq_q[e], self.s.rst_q[e]))
+    }
+    /// Sequence number of VOQ `j`'s head.
+    pub fn snd(&self, j: usize) -> u16 {
+        self.s.snd_q[j]
+    }
+    /// Requests outstanding of VOQ `j`.
+    pub fn outstanding(&self, j: usize) -> u8 {
+        self.s.out_q[j]
+    }
+    /// Requests pending of VOQ `j`.
+    pub fn pending(&self, j: usize) -> u8 {
+        self.s.pnd_q[j]
+    }
+
+    /// `(a - b) mod 2^SW`.
+    pub fn dist(&self, a: u16, b: u16) -> u32 {
+        let m = self.p.seq_mod();
+        (a as u32 + m - b as u32) % m
+    }
+
+    fn add(&self, a: u16, k: u32) -> u16 {
+        ((a as u32 + k) % self.p.seq_mod()) as u16
+    }
+
+    /// The effective window: `cfg_win_i`, or 1 under SAW.
+    pub fn window(&self) -> u32 {
+        if self.scheme == Some(Scheme::Saw) {
+            1
+        } else {
+            self.c.cfg_win_i as u32
+        }
+    }
+
+    /// The oldest entry of RTX queue `j` (largest distance; lowest index on
+    /// a tie, which the invariant excludes).
+    fn oldest(&self, j: usize) -> Option<usize> {
+        let r = self.p.rtt;
+        let snd = self.s.snd_q[j];
+        let mut best: Option<(u32, usize)> = None;
+        for e in j * r..(j + 1) * r {
+            if self.s.rv_q[e] {
+                let d = self.dist(snd, self.s.rseq_q[e]);
+                if best.is_none_or(|(bd, _)| d > bd) {
+                    best = Some((d, e));
+                }
+            }
+        }
+        best.map(|(_, e)| e)
+    }
+
+    /// Checks the spec's invariants; panics with the broken one.
+    pub fn assert_invariants(&self) {
+        let p = &self.p;
+        let mut total = 0usize;
+        for j in 0..p.n {
+            let v = self.voq_len(j);
+            assert!(v <= p.q, "VoqBound_A: VOQ {j}");
+            total += v;
+            let o = self.s.ocnt_q as usize;
+            let k = self.s.ord_q[..o]
+                .iter()
+                .filter(|&&x| x as usize == j)
+                .count();
+            assert_eq!(k, v, "ListLen_A: output {j} in the list");
+            let r = self.rtx_len(j);
+            assert!(r <= p.rtt, "RtxBound_A");
+            if self.scheme == Some(Scheme::Saw) {
+                assert!(r <= 1, "RtxBound_A: SAW");
+            }
+            for (s, _) in self.rtx_entries(j) {
+                let d = self.dist(self.s.snd_q[j], s);
+                assert!(
+                    d >= 1 && d <= self.window(),
+                    "RtxDist_A: VOQ {j} entry {s} distance {d}"
+                );
+            }
+            if !self.cfg_err {
+                assert!(self.s.out_q[j] <= self.c.cfg_req_lim_i, "ReqLim_A");
+            }
+        }
+        assert_eq!(total, self.s.ocnt_q as usize, "ListLen_A");
+        if self.cfg_err {
+            assert_eq!(total, 0, "ErrIdle_A");
+        }
+    }
+}
+
+impl Block for StxIngress {
+    const NAME: &'static str = "stx_ingress";
+    type Params = StxIngressParams;
+    type Config = StxIngressConfig;
+    type Inputs = StxIngressInputs;
+    type Outputs = StxIngressOutputs;
+    type State = StxIngressState;
+
+    fn variants() -> Vec<StxIngressParams> {
+        let v = |n, q, rtt, sw, iw, cw, cntw| StxIngressParams {
+            n,
+            q,
+            rtt,
+            sw,
+            iw,
+            cw,
+            cntw,
+        };
+        vec![
+            v(8, 8, 8, 8, 8, 4, 32),
+            v(2, 2, 2, 3, 4, 2, 6),
+            v(16, 8, 16, 12, 8, 6, 16),
+            v(4, 4, 3, 4, 4, 3, 8),
+        ]
+    }
+
+    fn default_config(p: &StxIngressParams) -> StxIngressConfig {
+        StxIngressConfig {
+            cfg_policy_i: Policy::Ocf.code(),
+            cfg_scheme_i: Scheme::Sr.code(),
+            cfg_stx_en_i: true,
+            cfg_win_i: (p.rtt as u32).min(p.win_max()) as u16,
+            cfg_req_lim_i: p.cnt_req_max() as u8,
+        }
+    }
+
+    fn check(p: &StxIngressParams, c: &StxIngressConfig) -> Result<(), ConfigError> {
+        use crate::block::check_range;
+        p.check()?;
+        check_range("cfg_policy_i", c.cfg_policy_i.value() as u64, 0, 2).map_err(|e| {
+            ConfigError::new(e.field, format!("{} (0 OCF, 1 random, 2 YCF)", e.msg))
+        })?;
+        check_range("cfg_scheme_i", c.cfg_scheme_i.value() as u64, 0, 2)
+            .map_err(|e| ConfigError::new(e.field, format!("{} (0 SR, 1 GBN, 2 SAW)", e.msg)))?;
+        check_range("cfg_win_i", c.cfg_win_i as u64, 1, p.win_max() as u64)?;
+        check_range(
+            "cfg_req_lim_i",
+            c.cfg_req_lim_i as u64,
+            1,
+            p.cnt_req_max() as u64,
+        )
+    }
+
+    fn new(p: &StxIngressParams, c: &StxIngressConfig) -> Self {
+        let policy = Policy::from_code(c.cfg_policy_i);
+        let scheme = Scheme::from_code(c.cfg_scheme_i);
+        let cfg_err = policy.is_none()
+            || scheme.is_none()
+            || c.cfg_win_i == 0
+            || c.cfg_win_i as u32 > p.win_max()
+            || c.cfg_req_lim_i == 0;
+        let mut s = StxIngressState::zero(p);
+        s.lfsr_q = LFSR_SEED as u16;
+        StxIngress {
+            p: *p,
+            c: c.clone(),
+            policy,
+            scheme,
+            cfg_err,
+            s,
+            ev: Events::default(),
+            x: vec![0; p.l() + 1],
+        }
+    }
+
+    fn params(&self) -> &StxIngressParams {
+        &self.p
+    }
+
+    fn state(&self) -> &StxIngressState {
+        &self.s
+    }
+
+    fn bins() -> &'static [&'static str] {
+        BINS
+    }
+
+    fn sample(&self, _i: &StxIngressInputs, _o: &StxIngressOutputs, hits: &mut [u64]) {
+        let e = &self.ev;
+        let mut hit = |b: Bin, on: bool| hits[b as usize] += u64::from(on);
+        let choice = e.stx && e.eligible >= 2;
+        hit(Bin::StxOcf, choice && self.policy == Some(Policy::Ocf));
+        hit(
+            Bin::StxRandom,
+            choice && self.policy == Some(Policy::Random),
+        );
+        hit(Bin::StxYcf, choice && self.policy == Some(Policy::Ycf));
+        hit(Bin::StxOwnArrival, e.own_arrival);
+        hit(Bin::GrantRegular, e.grant == GrantKind::Regular);
+        hit(Bin::GrantSpurious, e.grant == GrantKind::Spurious);
+        hit(Bin::GrantWasted, e.grant == GrantKind::Wasted);
+        hit(Bin::GrantRetx, e.retx);
+        hit(Bin::RetxMarksStale, e.marked_stale);
+        hit(Bin::StxAfterWasted, e.stx_after_wasted);
+        hit(Bin::AckTaken, e.ack == AckKind::Taken);
+        hit(Bin::AckVoid, e.ack == AckKind::Void);
+        hit(Bin::AckUnknown, e.ack == AckKind::Unknown);
+        hit(Bin::RtxFullBlocks, e.rtx_full);
+        hit(Bin::WindowBlocks, e.window);
+        hit(Bin::SawOne, e.saw_one);
+        hit(Bin::VoqFullDrop, e.voq_full);
+        hit(Bin::PndFullDrop, e.pnd_full);
+        hit(Bin::ReqDeferred, e.deferred);
+        hit(Bin::ReqSameCycle, e.same_cycle);
+        hit(Bin::SeqWrap, e.wrap);
+        hit(Bin::SchemeSr, e.stx && self.scheme == Some(Scheme::Sr));
+        hit(Bin::SchemeGbn, e.stx && self.scheme == Some(Scheme::Gbn));
+        hit(Bin::SchemeSaw, e.stx && self.scheme == Some(Scheme::Saw));
+        hit(Bin::StxDisabledGrant, e.disabled_grant);
+        hit(Bin::R2Blocks, e.r2);
+        hit(Bin::Saturated, e.saturated);
+        hit(Bin::ConfigError, e.cfg_err);
+    }
+
+    fn step_into(&mut self, i: &StxIngressInputs, o: &mut StxIngressOutputs) {
+        let p = self.p;
+        let (n, q, rtt, l) = (p.n, p.q, p.rtt, p.l());
+        let mut ev = Events {
+            cfg_err: self.cfg_err,
+            ..Events::default()
+        };
+        let err = self.cfg_err;
+
+        // Registered outputs: the state at the start of the cycle.
+        refill(&mut o.rtx_cnt_o, n, 0);
+        refill(&mut o.una_seq_o, n, 0);
+        for j in 0..n {
+            o.rtx_cnt_o[j] = self.rtx_len(j) as u8;
+            o.una_seq_o[j] = self.oldest(j).map_or(0, |e| self.s.rseq_q[e]);
+        }
+        o.voq_cnt_o.clone_from(&self.s.vcnt_q);
+        o.snd_seq_o.clone_from(&self.s.snd_q);
+        o.pnd_cnt_o.clone_from(&self.s.pnd_q);
+        o.out_cnt_o.clone_from(&self.s.out_q);
+        o.cnt_stx_o = self.s.cnt_stx_q;
+        o.cnt_retx_o = self.s.cnt_retx_q;
+        o.cnt_wasted_o = self.s.cnt_wasted_q;
+        o.cnt_drop_o = self.s.cnt_drop_q;
+        o.cfg_err_o = err;
+
+        o.req_valid_o = false;
+        o.req_out_o = 0;
+        o.spec_valid_o = false;
+        o.spec_out_o = 0;
+        o.spec_seq_o = 0;
+        o.cell_valid_o = false;
+        o.cell_out_o = 0;
+        o.cell_seq_o = 0;
+        o.cell_id_o = 0;
+        o.cell_spec_o = false;
+        o.cell_retx_o = false;
+        o.gnt_kind_o = 0;
+        o.ack_kind_o = 0;
+        o.arr_drop_o = false;
+        let gbn_like = matches!(self.scheme, Some(Scheme::Gbn | Scheme::Saw));
+
+        // 1. ACK.
+        if i.ack_valid_i && !err {
+            let a = ((i.ack_seq_i >> p.sw) as usize) & (n - 1);
+            let s = i.ack_seq_i & (p.seq_mod() - 1) as u16;
+            let found = (a * rtt..(a + 1) * rtt).find(|&e| self.s.rv_q[e] && self.s.rseq_q[e] == s);
+            let kind = match found {
+                None => AckKind::Unknown,
+                Some(e) => {
+                    if !gbn_like || (!self.s.rst_q[e] && self.oldest(a) == Some(e)) {
+                        self.s.rv_q[e] = false;
+                        AckKind::Taken
+                    } else {
+                        AckKind::Void
+                    }
+                }
+            };
+            o.ack_kind_o = kind as u8;
+            ev.ack = kind;
+        }
+
+        // 2. Grant. The list with the arrival (below) appended is built
+        //    first: x = ord_q[0..L] ++ [0], the arrival written at ocnt.
+        let ocnt = self.s.ocnt_q as usize;
+        self.x[..l].copy_from_slice(&self.s.ord_q);
+        self.x[l] = 0;
+        let mut sent_on_grant = false;
+        let mut wasted = false;
+        let mut retx_inc = 0u64;
+        let mut gnt_dec: Option<usize> = None;
+        // VOQ whose head leaves this cycle (by grant or STX).
+        let mut voq_departure: Option<usize> = None;
+        if i.gnt_valid_i && !err {
+            let g = i.gnt_out_i as usize;
+            let sent = if let Some(e) = self.oldest(g) {
+                self.s.rv_q[e] = false;
+                if gbn_like {
+                    for f in g * rtt..(g + 1) * rtt {
+                        if self.s.rv_q[f] {
+                            self.s.rst_q[f] = true;
+                            ev.marked_stale = true;
+                        }
+                    }
+                }
+                o.cell_retx_o = true;
+                retx_inc = 1;
+                ev.retx = true;
+                Some((self.s.rseq_q[e], self.s.rid_q[e]))
+            } else if self.s.vcnt_q[g] > 0 {
+                let slot = g * q + self.s.vhd_q[g] as usize;
+                let c = (self.s.snd_q[g], self.s.vid_q[slot]);
+                voq_departure = Some(g);
+                Some(c)
+            } else {
+                None
+            };
+            let kind = match sent {
+                None => {
+                    wasted = true;
+                    GrantKind::Wasted
+                }
+                Some((s, id)) => {
+                    sent_on_grant = true;
+                    o.cell_valid_o = true;
+                    o.cell_out_o = g as u8;
+                    o.cell_seq_o = s;
+                    o.cell_id_o = id;
+                    if s == self.s.gct_q[g] {
+                        GrantKind::Regular
+                    } else {
+                        GrantKind::Spurious
+                    }
+                }
+            };
+            o.gnt_kind_o = kind as u8;
+            ev.grant = kind;
+            ev.disabled_grant = sent_on_grant && !self.c.cfg_stx_en_i;
+            self.s.gct_q[g] = self.add(self.s.gct_q[g], 1);
+            gnt_dec = Some(g);
+        }
+        // The grant's VOQ departure (registers after it).
+        let gdep = voq_departure;
+        let vhd = |j: usize, s: &StxIngressState| -> (usize, usize) {
+            let (h, c) = (s.vhd_q[j] as usize, s.vcnt_q[j] as usize);
+            if gdep == Some(j) {
+                ((h + 1) % q, c - 1)
+            } else {
+                (h, c)
+            }
+        };
+
+        // 3. Arrival.
+        let mut acc: Option<usize> = None;
+        let mut drop_inc = 0u64;
+        if i.arr_valid_i {
+            let a = i.arr_out_i as usize;
+            let (h, c) = vhd(a, &self.s);
+            let pnd_full = self.s.pnd_q[a] as u32 >= p.cnt_req_max();
+            if err || c >= q || pnd_full {
+                o.arr_drop_o = true;
+                drop_inc = 1;
+                ev.voq_full = !err && c >= q;
+                ev.pnd_full = !err && c < q && pnd_full;
+            } else {
+                self.s.vid_q[a * q + (h + c) % q] = i.arr_id_i;
+                self.x[ocnt] = a as u8;
+                acc = Some(a);
+            }
+        }
+        let xlen = ocnt + usize::from(acc.is_some());
+        let fp = |x: &[u8], j: usize| x[..xlen].iter().position(|&y| y as usize == j);
+
+        // 4. STX.
+        let mut stx_inc = 0u64;
+        let mut elig = 0u64;
+        if !err && self.c.cfg_stx_en_i {
+            let w = self.window();
+            for j in 0..n {
+                let (_, c) = vhd(j, &self.s);
+                let c = c + usize::from(acc == Some(j));
+                if c == 0 {
+                    continue;
+                }
+                let r = self.rtx_len(j);
+                let win_ok = match self.oldest(j) {
+                    None => true,
+                    Some(e) => self.dist(self.s.snd_q[j], self.s.rseq_q[e]) < w,
+                };
+                if r >= rtt {
+                    ev.rtx_full = true;
+                } else if !win_ok {
+                    if self.scheme == Some(Scheme::Saw) {
+                        ev.saw_one = true;
+                    } else {
+                        ev.window = true;
+                    }
+                } else {
+                    elig |= 1 << j;
+                }
+            }
+            ev.r2 = sent_on_grant && elig != 0;
+        }
+        if !sent_on_grant && elig != 0 {
+            ev.eligible = elig.count_ones();
+            let pick = match self.policy.expect("legal policy") {
+                Policy::Random => {
+                    let start = (self.s.lfsr_q as u32) & (n as u32 - 1);
+                    crate::prim::rr_pick(elig, n as u32, start).expect("eligible") as usize
+                }
+                pol => {
+                    let mut best: Option<(usize, usize)> = None;
+                    for j in 0..n {
+                        if elig >> j & 1 == 0 {
+                            continue;
+                        }
+                        let f = fp(&self.x, j).expect("eligible VOQ in the list");
+                        let better = match best {
+                            None => true,
+                            Some((bf, _)) => {
+                                if pol == Policy::Ocf {
+                                    f < bf
+                                } else {
+                                    f > bf
+                                }
+                            }
+                        };
+                        if better {
+                            best = Some((f, j));
+                        }
+                    }
+                    best.expect("eligible").1
+                }
+            };
+            let j = pick;
+            let (h, _) = vhd(j, &self.s);
+            let seq = self.s.snd_q[j];
+            let id = self.s.vid_q[j * q + h];
+            ev.own_arrival = acc == Some(j) && self.s.vcnt_q[j] == 0;
+            let e = (j * rtt..(j + 1) * rtt)
+                .find(|&e| !self.s.rv_q[e])
+                .expect("RTX entry free");
+            self.s.rv_q[e] = true;
+            self.s.rst_q[e] = false;
+            self.s.rseq_q[e] = seq;
+            self.s.rid_q[e] = id;
+            o.spec_valid_o = true;
+            o.spec_out_o = j as u8;
+            o.spec_seq_o = ((j as u16) << p.sw) | seq;
+            o.cell_valid_o = true;
+            o.cell_out_o = j as u8;
+            o.cell_seq_o = seq;
+            o.cell_id_o = id;
+            o.cell_spec_o = true;
+            voq_departure = Some(j);
+            stx_inc = 1;
+            ev.stx = true;
+            ev.stx_after_wasted = wasted;
+        }
+
+        // 5. VOQ registers and the list.
+        for j in 0..n {
+            let (h, c) = vhd(j, &self.s);
+            let c = c + usize::from(acc == Some(j));
+            let stx_here = stx_inc == 1 && voq_departure == Some(j);
+            if stx_here {
+                self.s.vhd_q[j] = ((h + 1) % q) as u8;
+                self.s.vcnt_q[j] = (c - 1) as u8;
+            } else {
+                self.s.vhd_q[j] = h as u8;
+                self.s.vcnt_q[j] = c as u8;
+            }
+        }
+        if let Some(j) = voq_departure {
+            ev.wrap = self.s.snd_q[j] as u32 == p.seq_mod() - 1;
+            self.s.snd_q[j] = self.add(self.s.snd_q[j], 1);
+            let pos = fp(&self.x, j).expect("departing VOQ in the list");
+            for k in pos..l {
+                self.x[k] = self.x[k + 1];
+            }
+        }
+        self.s.ord_q.copy_from_slice(&self.x[..l]);
+        self.s.ocnt_q = (xlen - usize::from(voq_departure.is_some())) as u8;
+
+        // 6. Requests.
+        let lim = self.c.cfg_req_lim_i;
+        let mut req = 0u64;
+        for j in 0..n {
+            let pn = self.s.pnd_q[j] + u8::from(acc == Some(j));
+            let ou = if gnt_dec == Some(j) {
+                self.s.out_q[j].saturating_sub(1)
+            } else {
+                self.s.out_q[j]
+            };
+            self.s.pnd_q[j] = pn;
+            self.s.out_q[j] = ou;
+            if !err && pn > 0 {
+                if ou < lim {
+                    req |= 1 << j;
+                } else {
+                    ev.deferred = true;
+                }
+            }
+        }
+        let mut arb = RrArb {
+            n: n as u32,
+            ptr: self.s.req_ptr_q as u32,
+        };
+        if let Some(j) = arb.clock(req, true) {
+            let j = j as usize;
+            o.req_valid_o = true;
+            o.req_out_o = j as u8;
+            self.s.pnd_q[j] -= 1;
+            self.s.out_q[j] += 1;
+            ev.same_cycle = acc == Some(j) && self.s.pnd_q[j] == 0;
+        }
+        self.s.req_ptr_q = arb.ptr as u8;
+
+        // 7. LFSR and counters.
+        let mut lf = Lfsr::new(self.s.lfsr_q as u64, LFSR_TAPS, 1);
+        lf.clock(true);
+        self.s.lfsr_q = lf.state as u16;
+        let max = p.cnt_max();
+        let mut sat = false;
+        for (c, inc) in [
+            (&mut self.s.cnt_stx_q, stx_inc),
+            (&mut self.s.cnt_retx_q, retx_inc),
+            (&mut self.s.cnt_wasted_q, u64::from(wasted)),
+            (&mut self.s.cnt_drop_q, drop_inc),
+        ] {
+            let mut k = SatCnt {
+                count: *c as u64,
+                max,
+            };
+            sat |= k.clock(false, inc, 0);
+            *c = k.count as u32;
+        }
+        ev.saturated = sat;
+        self.ev = ev;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> StxIngressParams {
+        StxIngressParams::default()
+    }
+
+    fn idle(m: &StxIngress) -> StxIngressInputs {
+        StxIngressInputs::zero(m.params())
+    }
+
+    fn arrive(m: &mut StxIngress, out: u8, id: u16) -> StxIngressOutputs {
+        let mut i = idle(m);
+        i.arr_valid_i = true;
+        i.arr_out_i = out;
+        i.arr_id_i = id;
+        let o = m.step(&i);
+        m.assert_invariants();
+        o
+    }
+
+    #[test]
+    fn arrival_is_requested_and_sent_speculatively_at_once() {
+        let mut m = StxIngress::new(&p(), &StxIngress::default_config(&p()));
+        let o = arrive(&mut m, 3, 0x33);
+        assert!(o.req_valid_o && o.req_out_o == 3);
+        assert!(o.spec_valid_o && o.cell_spec_o);
+        assert_eq!((o.cell_out_o, o.cell_seq_o, o.cell_id_o), (3, 0, 0x33));
+        assert_eq!(o.spec_seq_o, 3 << 8);
+        assert_eq!(m.rtx_len(3), 1);
+        assert_eq!(m.voq_len(3), 0);
+        // ACK frees it; the grant is then wasted.
+        let mut i = idle(&m);
+        i.ack_valid_i = true;
+        i.ack_seq_i = 3 << 8;
+        let o = m.step(&i);
+        assert_eq!(AckKind::from_code(o.ack_kind_o), AckKind::Taken);
+        let mut i = idle(&m);
+        i.gnt_valid_i = true;
+        i.gnt_out_i = 3;
+        let o = m.step(&i);
+        assert_eq!(GrantKind::from_code(o.gnt_kind_o), GrantKind::Wasted);
+        assert_eq!(m.state().cnt_wasted_q, 1);
+        assert_eq!(m.outstanding(3), 0);
+    }
+
+    #[test]
+    fn ocf_and_ycf_order() {
+        for (pol, want) in [(Policy::Ocf, [2u8, 0, 1]), (Policy::Ycf, [1, 0, 2])] {
+            let c = StxIngressConfig {
+                cfg_policy_i: pol.code(),
+                cfg_stx_en_i: false,
+                ..StxIngress::default_config(&p())
+            };
+            let mut m = StxIngress::new(&p(), &c);
+            for out in [2, 0, 1] {
+                arrive(&mut m, out, out as u16);
+            }
+            // Turn STX on: a model with the same state and STX on.
+            let mut on = StxIngress::new(
+                &p(),
+                &StxIngressConfig {
+                    cfg_stx_en_i: true,
+                    ..c
+                },
+            );
+            on.s = m.s.clone();
+            let mut got = vec![];
+            for _ in 0..3 {
+                let o = on.step(&idle(&on));
+                on.assert_invariants();
+                got.push(o.spec_out_o);
+            }
+            assert_eq!(got, want, "{pol:?}");
+        }
+    }
+}
