@@ -19,8 +19,8 @@
 
 pub mod bcn_loop;
 pub mod pfc_system;
-pub mod rng;
 pub mod recn_net;
+pub mod rng;
 pub mod sizing;
 pub mod stx_analytic;
 pub mod stx_system;

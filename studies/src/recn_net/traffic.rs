@@ -25,7 +25,7 @@
 use crate::rng::{threshold, Rng};
 
 /// The stream of the network's traffic sources.
-const STREAM: u64 = 0x2ec7_4e7;
+const STREAM: u64 = 0x02ec_74e7;
 
 /// Shape of the bounded Pareto packet size.
 pub const PARETO_ALPHA: f64 = 1.2;
