@@ -460,7 +460,8 @@ pub fn bench_blocks(o: BenchOpts) -> Result<u8> {
         fuzz_rows.push((b.clone(), cases, j1, j2));
         let _ = std::fs::remove_dir_all(&tmp);
     }
-    let md = crate::bench::markdown(&rows, &rss);
+    let partial = (names.len() < testbenches::registry::names().len()).then_some(&names[..]);
+    let md = crate::bench::markdown(&rows, &rss, partial);
     let md2 = crate::streambench::markdown(&streamed, &fuzz_rows);
     if !streamed_only {
         println!("{md}");
