@@ -426,6 +426,11 @@ pub struct StxEgress {
     /// Per input: cells held, a cache of `vld_q` (not a register; the RTL
     /// counts the valid bits combinationally).
     occ: Vec<u16>,
+    /// The parameters are in the RTL range: `rsq_vld_o` (N x B bits) is
+    /// produced. Beyond it (model range only) it is left empty: copying
+    /// N x B flags per cycle dominated a 64-port study (`docs/stx.md`,
+    /// section 5); the state is there through [`StxEgress::held`].
+    bulk: bool,
 }
 
 impl StxEgress {
@@ -537,6 +542,7 @@ impl StxEgress {
             ev: Events::default(),
             arr: vec![None; p.n],
             occ: vec![0; p.n],
+            bulk: p.check().is_ok(),
         }
     }
 }
@@ -653,7 +659,11 @@ impl Block for StxEgress {
             ev.full |= occ == b;
         }
         o.head_seq_o.clone_from(&self.s.head_q);
-        o.rsq_vld_o.clone_from(&self.s.vld_q);
+        if self.bulk {
+            o.rsq_vld_o.clone_from(&self.s.vld_q);
+        } else {
+            o.rsq_vld_o.clear();
+        }
         o.cnt_dlv_o = self.s.cnt_dlv_q;
         o.cnt_dup_o = self.s.cnt_dup_q;
         o.cnt_oow_o = self.s.cnt_oow_q;

@@ -534,6 +534,12 @@ pub struct StxIngress {
     /// Per VOQ: valid entries of its RTX queue, a cache of `rv_q` (not a
     /// register; the RTL counts the valid bits combinationally).
     rcnt: Vec<u16>,
+    /// Per VOQ: its RTX queue's oldest entry, a cache (the RTL searches it
+    /// combinationally; a scan of `RTT` entries per VOQ per cycle was a
+    /// third of a 64-port study's time, `docs/stx.md` section 5). Distances
+    /// all grow by one when `snd` does, so their order only changes when
+    /// an entry comes or goes.
+    old: Vec<Option<u32>>,
 }
 
 impl StxIngress {
@@ -605,8 +611,22 @@ impl StxIngress {
     }
 
     /// The oldest entry of RTX queue `j` (largest distance; lowest index on
-    /// a tie, which the invariant excludes).
+    /// a tie, which the invariant excludes), from the cache.
     fn oldest(&self, j: usize) -> Option<usize> {
+        self.old[j].map(|e| e as usize)
+    }
+
+    /// Frees RTX entry `e` of queue `j` and keeps the caches.
+    fn free_entry(&mut self, j: usize, e: usize) {
+        self.s.rv_q[e] = false;
+        self.rcnt[j] -= 1;
+        if self.old[j] == Some(e as u32) {
+            self.old[j] = self.scan_oldest(j).map(|e| e as u32);
+        }
+    }
+
+    /// The oldest entry of RTX queue `j`, by a scan of its entries.
+    fn scan_oldest(&self, j: usize) -> Option<usize> {
         if self.rcnt[j] == 0 {
             return None;
         }
@@ -644,6 +664,7 @@ impl StxIngress {
                 .filter(|&&v| v)
                 .count();
             assert_eq!(r, rv, "RTX occupancy cache of VOQ {j}");
+            assert_eq!(self.oldest(j), self.scan_oldest(j), "oldest-entry cache of VOQ {j}");
             assert!(r <= p.rtt, "RtxBound_A");
             if self.scheme == Some(Scheme::Saw) {
                 assert!(r <= 1, "RtxBound_A: SAW");
@@ -719,6 +740,7 @@ impl StxIngress {
             s,
             ev: Events::default(),
             rcnt: vec![0; p.n],
+            old: vec![None; p.n],
         }
     }
 }
@@ -868,8 +890,7 @@ impl Block for StxIngress {
                 None => AckKind::Unknown,
                 Some(e) => {
                     if !gbn_like || (!self.s.rst_q[e] && self.oldest(a) == Some(e)) {
-                        self.s.rv_q[e] = false;
-                        self.rcnt[a] -= 1;
+                        self.free_entry(a, e);
                         AckKind::Taken
                     } else {
                         AckKind::Void
@@ -900,8 +921,7 @@ impl Block for StxIngress {
         if i.gnt_valid_i && !err {
             let g = i.gnt_out_i as usize;
             let sent = if let Some(e) = self.oldest(g) {
-                self.s.rv_q[e] = false;
-                self.rcnt[g] -= 1;
+                self.free_entry(g, e);
                 if gbn_like {
                     for f in g * rtt..(g + 1) * rtt {
                         if self.s.rv_q[f] {
@@ -1056,6 +1076,12 @@ impl Block for StxIngress {
                 .expect("RTX entry free");
             self.s.rv_q[e] = true;
             self.rcnt[j] += 1;
+            // The new entry is the youngest (distance 1 after this cycle's
+            // snd + 1; the others keep their order): the oldest changes
+            // only if the queue was empty.
+            if self.old[j].is_none() {
+                self.old[j] = Some(e as u32);
+            }
             self.s.rst_q[e] = false;
             self.s.rseq_q[e] = seq;
             self.s.rid_q[e] = id;
