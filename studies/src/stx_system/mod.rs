@@ -600,6 +600,10 @@ impl<A: SwitchArbiter> System<A> {
     pub fn switch(&self) -> &Switch<A> {
         &self.sw
     }
+    /// The arbiter.
+    pub fn arbiter(&self) -> &A {
+        self.sw.arbiter()
+    }
     /// Current occupancy of the RTX queue of VOQ (`i`, `j`).
     pub fn rtx_len(&self, i: usize, j: usize) -> usize {
         self.sw.ingress(i).rtx_len(j)
@@ -702,7 +706,10 @@ impl<A: SwitchArbiter> System<A> {
                     let k = i * n + j;
                     let seq = self.taken[k];
                     self.taken[k] += 1;
-                    assert!(self.recs[i].len() < 1 << 16, "input {i}: 2^16 cells in the switch");
+                    assert!(
+                        self.recs[i].len() < 1 << 16,
+                        "input {i}: 2^16 cells in the switch"
+                    );
                     self.recs[i].push_back(Rec {
                         arr: t,
                         j,
@@ -745,7 +752,10 @@ impl<A: SwitchArbiter> System<A> {
                 let seq = (kind != GrantKind::Wasted).then(|| {
                     assert_eq!(o.cell_out_o as usize, j, "grant's cell for its VOQ");
                     let r = self.rec(i, o.cell_id_o);
-                    assert_eq!(r.in_rtx, o.cell_retx_o, "slot {t}: retransmission of a cell not in RTX");
+                    assert_eq!(
+                        r.in_rtx, o.cell_retx_o,
+                        "slot {t}: retransmission of a cell not in RTX"
+                    );
                     r.in_rtx = false;
                     r.last_send = t;
                     r.seq
@@ -880,7 +890,11 @@ impl<A: SwitchArbiter> System<A> {
                 let spec = r.spec_t == Some(t - rtt);
                 match fate {
                     Fate::Delivered | Fate::InOrder | Fate::OutOfOrder => {
-                        assert!(r.acc.is_none(), "slot {t}: cell ({i},{j},{}) accepted twice", r.seq);
+                        assert!(
+                            r.acc.is_none(),
+                            "slot {t}: cell ({i},{j},{}) accepted twice",
+                            r.seq
+                        );
                         self.rec(i, id).acc = Some((t, spec));
                         if fate != Fate::Delivered {
                             let h = self.sw.egress(j).occupancy(i);

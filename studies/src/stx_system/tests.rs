@@ -16,7 +16,12 @@ fn system(n: usize, r: usize, rtt: u64, stx: bool, measure: (u64, u64)) -> Syste
 #[test]
 #[ignore]
 fn timing_probe() {
-    for &(n, l, r) in &[(64usize, 0.1f64, 2usize), (64, 0.5, 2), (64, 0.9, 2), (64, 0.5, 8)] {
+    for &(n, l, r) in &[
+        (64usize, 0.1f64, 2usize),
+        (64, 0.5, 2),
+        (64, 0.9, 2),
+        (64, 0.5, 8),
+    ] {
         let mut s = system(n, r, 64, true, (1000, 6000));
         s.cfg.trace = false;
         let mut tr = Bernoulli::new(n, l, 1);
@@ -511,7 +516,11 @@ fn every_policy_and_scheme_delivers_every_cell_once_in_order() {
     let mut seed = 100;
     for policy in [Policy::Ocf, Policy::Random, Policy::Ycf] {
         for scheme in [Scheme::Sr, Scheme::Gbn, Scheme::Saw] {
-            for &(n, r, load, bursty) in &[(8usize, 1usize, 0.5, false), (16, 2, 0.8, false), (8, 2, 0.6, true)] {
+            for &(n, r, load, bursty) in &[
+                (8usize, 1usize, 0.5, false),
+                (16, 2, 0.8, false),
+                (8, 2, 0.6, true),
+            ] {
                 seed += 1;
                 let mut s = random_run_with(n, r, 16, true, load, bursty, seed, 5000, |c| {
                     c.policy = policy;
@@ -542,7 +551,12 @@ fn schemes_differ_as_specified() {
     let (sr, gbn, saw) = (run(Scheme::Sr), run(Scheme::Gbn), run(Scheme::Saw));
     assert_eq!(sr.discarded, 0);
     assert!(gbn.discarded > 0 && gbn.ack_void > 0, "{gbn:?}");
-    assert!(saw.spec_sent < sr.spec_sent, "SAW {} vs SR {}", saw.spec_sent, sr.spec_sent);
+    assert!(
+        saw.spec_sent < sr.spec_sent,
+        "SAW {} vs SR {}",
+        saw.spec_sent,
+        sr.spec_sent
+    );
     assert!(sr.reseq_sum > 0);
     assert_eq!((gbn.reseq_sum, saw.reseq_sum), (0, 0));
 }
@@ -561,5 +575,3 @@ fn policies_pick_differently() {
     // requested the same way).
     assert!(o.1 == r.1 && o.1 == y.1);
 }
-
-
