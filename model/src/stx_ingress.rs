@@ -664,7 +664,11 @@ impl StxIngress {
                 .filter(|&&v| v)
                 .count();
             assert_eq!(r, rv, "RTX occupancy cache of VOQ {j}");
-            assert_eq!(self.oldest(j), self.scan_oldest(j), "oldest-entry cache of VOQ {j}");
+            assert_eq!(
+                self.oldest(j),
+                self.scan_oldest(j),
+                "oldest-entry cache of VOQ {j}"
+            );
             assert!(r <= p.rtt, "RtxBound_A");
             if self.scheme == Some(Scheme::Saw) {
                 assert!(r <= 1, "RtxBound_A: SAW");
