@@ -678,6 +678,8 @@ impl<A: SwitchArbiter> System<A> {
     }
 
     /// One slot.
+    // The input loop indexes the arrivals, the records and the cells sent.
+    #[allow(clippy::needless_range_loop)]
     pub fn step(&mut self, traffic: &mut dyn Traffic) {
         let t = self.t;
         let n = self.cfg.n;
