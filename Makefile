@@ -101,11 +101,14 @@ mutate: build
 # (Declared before the pattern rule's blocks: stx is a study, not a block.)
 test-stx: build
 	$(CARGO) test --release -p model stx_
+	$(CARGO) test --release -p studies stx_system
 	$(CARGO) test --release -p testbenches --test stx
 
-# Delay/throughput/STX figures vs the analytic model, N = 64, RTT = 64.
+# Delay/throughput/STX figures vs the analytic model, N = 64, RTT = 64, and
+# the STX policies and delivery schemes, Bernoulli and bursty (docs/stx.md).
 sweep-stx: build
-	$(SWITCHSIM) sweep --out out/stx_sweep.csv
+	$(SWITCHSIM) sweep --traffic bernoulli,onoff16 --policies ocf,random,ycf \
+		--schemes sr,gbn,saw --warmup 2000 --slots 10000 --jobs 2 --out out/stx_sweep.csv
 
 # RECN network study (seed 002 section 5): network properties (studies
 # crate), RECN network on the model vs the RTL ports (testbenches).

@@ -1,27 +1,26 @@
-//! The STX system simulation (`studies::stx_system`) around the arbiter's
-//! verilated RTL: [`RtlArbiter`] implements the system's
-//! [`SlotArbiter`] by running one RTL clock cycle per slot, with the same
-//! port packing as the golden model's adapter ([`ModelArbiter`]). A sweep
-//! over loads ([`sweep`]) gives the system's curves, written as CSV
-//! ([`csv_text`]) and plotted, simulated beside analytic ([`sweep_svg`],
-//! [`sweep_png`]).
-//!
-//! [`ModelArbiter`]: studies::stx_system::ModelArbiter
+//! The STX system simulation (`studies::stx_system`, the switch composition
+//! `model::stx_switch` driven with traffic) around the arbiter's verilated
+//! RTL: [`RtlArbiter`] implements the composition's [`SwitchArbiter`] by
+//! running one RTL clock cycle per slot, in place of the golden model. A
+//! sweep over loads, receivers, STX policies, delivery schemes and traffic
+//! patterns ([`sweep`]) gives the system's curves, written as CSV
+//! ([`csv_text`]) and plotted: simulated beside analytic for the paper's
+//! configuration ([`sweep_svg`], [`sweep_png`]), and the policies and
+//! schemes side by side ([`policy_svg`], [`policy_png`]).
 
 use crate::lockstep::POWER_ON_RESET;
 use crate::plot::{Chart, Marker, Rgb, Series, BLACK, GREY, PALETTE};
 use crate::rtl::Rtl;
 use anyhow::{anyhow, bail, Result};
-use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterParams};
+use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams};
 use model::Block;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use studies::stx_system::{arbiter_inputs, arbiter_outcome, SlotArbiter, SlotOutcome};
+use studies::stx_system::{Policy, Scheme, SwitchArbiter};
 
-/// The arbiter RTL behind the system's slot interface.
+/// The arbiter RTL behind the switch composition's arbiter interface.
 pub struct RtlArbiter {
     rtl: Rtl<Arbiter>,
-    inp: ArbiterInputs,
     cycles: u64,
 }
 
@@ -34,11 +33,7 @@ impl RtlArbiter {
         let mut rtl = Rtl::<Arbiter>::new(p, c, seed, None)?;
         rtl.reset(POWER_ON_RESET as usize)
             .map_err(|e| anyhow!("{e}"))?;
-        Ok(RtlArbiter {
-            rtl,
-            inp: ArbiterInputs::idle(p),
-            cycles: 0,
-        })
+        Ok(RtlArbiter { rtl, cycles: 0 })
     }
 
     /// Clock cycles run (slots).
@@ -47,22 +42,15 @@ impl RtlArbiter {
     }
 }
 
-impl SlotArbiter for RtlArbiter {
-    fn slot(
-        &mut self,
-        reqs: &[Option<usize>],
-        srqs: &[Option<(usize, u16)>],
-        out: &mut SlotOutcome,
-    ) {
-        arbiter_inputs(&mut self.inp, reqs, srqs);
+impl SwitchArbiter for RtlArbiter {
+    fn step_into(&mut self, i: &ArbiterInputs, o: &mut ArbiterOutputs) {
         // An RTL assertion or a failed FFI call is a broken contract: the
         // system cannot go on.
-        let o = self
+        *o = self
             .rtl
-            .step(&self.inp)
+            .step(i)
             .unwrap_or_else(|e| panic!("arbiter RTL, slot {}: {e:#}", self.cycles));
         self.cycles += 1;
-        arbiter_outcome(&o, srqs, out);
     }
 }
 
@@ -73,6 +61,34 @@ pub enum TrafficKind {
     Bernoulli,
     /// On/off geometric bursts to one output, of this mean length.
     OnOff(f64),
+}
+
+impl TrafficKind {
+    /// The CSV name: `bernoulli`, or `onoff` and the mean burst (`onoff16`).
+    pub fn name(&self) -> String {
+        match self {
+            TrafficKind::Bernoulli => "bernoulli".into(),
+            TrafficKind::OnOff(b) => format!("onoff{b}"),
+        }
+    }
+}
+
+/// The CSV name of a policy.
+pub fn policy_name(p: Policy) -> &'static str {
+    match p {
+        Policy::Ocf => "ocf",
+        Policy::Random => "random",
+        Policy::Ycf => "ycf",
+    }
+}
+
+/// The CSV name of a delivery scheme.
+pub fn scheme_name(s: Scheme) -> &'static str {
+    match s {
+        Scheme::Sr => "sr",
+        Scheme::Gbn => "gbn",
+        Scheme::Saw => "saw",
+    }
 }
 
 /// What a sweep runs.
@@ -94,17 +110,77 @@ pub struct SweepSpec {
     pub slots: u64,
     /// Base seed of the traffic.
     pub seed: u64,
-    /// Traffic pattern.
-    pub traffic: TrafficKind,
+    /// Traffic patterns, each a sweep of its own.
+    pub traffics: Vec<TrafficKind>,
+    /// STX policies of the input adapters.
+    pub policies: Vec<Policy>,
+    /// Reliable-delivery schemes.
+    pub schemes: Vec<Scheme>,
+    /// Every combination of policy and scheme; else (the default) the
+    /// paper's configuration (OCF, SR) and each other policy with SR and
+    /// each other scheme with OCF, for every R.
+    pub cross: bool,
+    /// VOQ depth of the input adapters.
+    pub voq: usize,
     /// Run the arbiter RTL instead of the model.
     pub rtl: bool,
     /// Worker threads.
     pub jobs: usize,
 }
 
-/// One simulated point: `R = None` is the run without STX.
+/// What one run of a sweep is: traffic, receivers (`None`: STX off, where
+/// policy and scheme do not matter and are OCF, SR), policy, scheme, load.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Job {
+    /// Index into [`SweepSpec::traffics`].
+    pub traffic: usize,
+    /// Receivers (`None`: STX off).
+    pub r: Option<usize>,
+    /// STX policy.
+    pub policy: Policy,
+    /// Delivery scheme.
+    pub scheme: Scheme,
+    /// Index into [`SweepSpec::loads`].
+    pub load: usize,
+}
+
+impl SweepSpec {
+    /// Every run of the sweep: per traffic and load, one without STX, then
+    /// the STX runs (see [`SweepSpec::variants_at`]).
+    pub fn jobs(&self) -> Vec<Job> {
+        let mut v = Vec::new();
+        for traffic in 0..self.traffics.len() {
+            for load in 0..self.loads.len() {
+                let j = |r, policy, scheme| Job {
+                    traffic,
+                    r,
+                    policy,
+                    scheme,
+                    load,
+                };
+                v.push(j(None, Policy::Ocf, Scheme::Sr));
+                for &r in &self.rs {
+                    for &policy in &self.policies {
+                        for &scheme in &self.schemes {
+                            let paper =
+                                u8::from(policy == Policy::Ocf) + u8::from(scheme == Scheme::Sr);
+                            if self.cross || paper >= 1 {
+                                v.push(j(Some(r), policy, scheme));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        v
+    }
+}
+
+/// One simulated point.
 #[derive(Clone, Debug)]
 pub struct Point {
+    /// What ran.
+    pub job: Job,
     /// Receivers (`None`: STX off).
     pub r: Option<usize>,
     /// Load.
@@ -117,21 +193,25 @@ pub struct Point {
     pub secs: f64,
 }
 
-/// Runs one point of `spec` (`r = None`: STX off) with the model or RTL
-/// arbiter. The traffic seed depends on the load only, so the runs with and
-/// without STX (and for every R) see the same arrivals.
-pub fn run_point(spec: &SweepSpec, r: Option<usize>, load_idx: usize) -> Result<Point> {
+/// Runs one point of `spec` with the model or RTL arbiter. The traffic seed
+/// depends on the load only, so the runs with and without STX (and for
+/// every R, policy and scheme) see the same arrivals.
+pub fn run_point(spec: &SweepSpec, job: Job) -> Result<Point> {
     use studies::stx_system::traffic::{Bernoulli, OnOff, Traffic};
-    use studies::stx_system::{arbiter_setup, Config, ModelArbiter, System};
+    use studies::stx_system::{arbiter_setup, Config, System};
+    let (r, load_idx) = (job.r, job.load);
     let load = spec.loads[load_idx];
     let mut cfg = Config::new(spec.n, r.unwrap_or(1), spec.rtt, r.is_some());
     cfg.iters = spec.iters;
+    cfg.policy = job.policy;
+    cfg.scheme = job.scheme;
+    cfg.voq = spec.voq;
     cfg.measure = (spec.warmup, spec.warmup + spec.slots);
     let seed = spec
         .seed
         .wrapping_mul(0x9E37_79B9_7F4A_7C15)
         .wrapping_add(load_idx as u64 + 1);
-    let mut traffic: Box<dyn Traffic> = match spec.traffic {
+    let mut traffic: Box<dyn Traffic> = match spec.traffics[job.traffic] {
         TrafficKind::Bernoulli => Box::new(Bernoulli::new(spec.n, load, seed)),
         TrafficKind::OnOff(b) => Box::new(OnOff::new(spec.n, load, b, seed)),
     };
@@ -144,11 +224,12 @@ pub fn run_point(spec: &SweepSpec, r: Option<usize>, load_idx: usize) -> Result<
         let ok = s.run_measured(traffic.as_mut(), cap);
         (s.stats().clone(), ok)
     } else {
-        let mut s = System::new(cfg, ModelArbiter::new(&p, &c));
+        let mut s = System::with_model(cfg);
         let ok = s.run_measured(traffic.as_mut(), cap);
         (s.stats().clone(), ok)
     };
     Ok(Point {
+        job,
         r,
         load,
         stats,
@@ -157,17 +238,11 @@ pub fn run_point(spec: &SweepSpec, r: Option<usize>, load_idx: usize) -> Result<
     })
 }
 
-/// Runs every point of `spec`: for each load, one run without STX and one
-/// per R. `progress` is called after each point. Points are independent and
-/// deterministic; `jobs` threads share them.
+/// Runs every point of `spec` ([`SweepSpec::jobs`]). `progress` is called
+/// after each point. Points are independent and deterministic; `jobs`
+/// threads share them.
 pub fn sweep(spec: &SweepSpec, progress: &(dyn Fn(&Point) + Sync)) -> Result<Vec<Point>> {
-    let mut work = Vec::new();
-    for li in 0..spec.loads.len() {
-        work.push((None, li));
-        for &r in &spec.rs {
-            work.push((Some(r), li));
-        }
-    }
+    let work = spec.jobs();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(vec![None; work.len()]);
     let err = std::sync::Mutex::new(None);
@@ -178,8 +253,7 @@ pub fn sweep(spec: &SweepSpec, progress: &(dyn Fn(&Point) + Sync)) -> Result<Vec
                 if k >= work.len() || err.lock().unwrap().is_some() {
                     break;
                 }
-                let (r, li) = work[k];
-                match run_point(spec, r, li) {
+                match run_point(spec, work[k]) {
                     Ok(p) => {
                         progress(&p);
                         results.lock().unwrap()[k] = Some(p);
@@ -220,6 +294,9 @@ pub struct CsvRow {
     n: usize,
     rtt: u64,
     r: usize,
+    traffic: String,
+    policy: &'static str,
+    scheme: &'static str,
     load: Fixed<3>,
     offered: Fixed<4>,
     slots: u64,
@@ -249,23 +326,53 @@ pub struct CsvRow {
     complete: bool,
     delay_stx_analytic_reserving: Fixed<3>,
     p_s_given_s_analytic_reserving: Fixed<4>,
+    delay_stx_std: Fixed<3>,
+    delay_nostx_std: Fixed<3>,
+    retx_per_cell: Fixed<4>,
+    discard_per_cell: Fixed<4>,
+    ack_void_per_cell: Fixed<4>,
+    own_phantom_per_cell: Fixed<4>,
+    arr_drop_share: Fixed<6>,
+    voq_max: usize,
+    lost: u64,
 }
 
-/// One CSV row per (R, load): the STX run, the run without STX at the same
-/// load beside it, and the analytic model (`studies::stx_analytic`); the last
-/// two columns are our variant of it in which wasted grants reserve a
-/// receiver too (`solve_reserving`), not the paper's.
+/// One CSV row per STX run (traffic, R, policy, scheme, load), in the
+/// order of [`SweepSpec::jobs`] grouped by curve: the STX run, the run
+/// without STX at the same traffic and load beside it, and the analytic
+/// model (`studies::stx_analytic`, Bernoulli traffic, OCF, SR: the paper's)
+/// — the `_reserving` columns are our variant of it in which wasted grants
+/// reserve a receiver too (`solve_reserving`), not the paper's.
 pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<CsvRow> {
+    let mut curves: Vec<(usize, usize, Policy, Scheme)> = Vec::new();
+    for j in spec.jobs() {
+        if let Some(r) = j.r {
+            let key = (j.traffic, r, j.policy, j.scheme);
+            if !curves.contains(&key) {
+                curves.push(key);
+            }
+        }
+    }
+    curves.sort_by_key(|&(t, r, p, s)| (t, p as u8, s as u8, r));
     let mut rows = Vec::new();
-    for &r in &spec.rs {
-        for &load in &spec.loads {
-            let find = |rr: Option<usize>| {
+    for (ti, r, policy, scheme) in curves {
+        for (li, &load) in spec.loads.iter().enumerate() {
+            let find = |rr: Option<usize>, p: Policy, sc: Scheme| {
                 points
                     .iter()
-                    .find(|p| p.r == rr && p.load == load)
+                    .find(|x| {
+                        x.job.traffic == ti
+                            && x.job.load == li
+                            && x.job.r == rr
+                            && x.job.policy == p
+                            && x.job.scheme == sc
+                    })
                     .expect("point")
             };
-            let (s, o) = (find(Some(r)), find(None));
+            let (s, o) = (
+                find(Some(r), policy, scheme),
+                find(None, Policy::Ocf, Scheme::Sr),
+            );
             let (a, b) = (&s.stats, &o.stats);
             let an = studies::stx_analytic::solve(spec.n, r.min(spec.n), spec.rtt as f64, load);
             let av = studies::stx_analytic::solve_reserving(
@@ -279,6 +386,9 @@ pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<CsvRow> {
                 n: spec.n,
                 rtt: spec.rtt,
                 r,
+                traffic: spec.traffics[ti].name(),
+                policy: policy_name(policy),
+                scheme: scheme_name(scheme),
                 load: Fixed(load),
                 offered: Fixed(a.offered()),
                 slots: spec.slots,
@@ -308,6 +418,17 @@ pub fn csv_rows(spec: &SweepSpec, points: &[Point]) -> Vec<CsvRow> {
                 complete: s.complete && o.complete,
                 delay_stx_analytic_reserving: Fixed(av.delay_stx),
                 p_s_given_s_analytic_reserving: Fixed(av.p_s_given_s),
+                delay_stx_std: Fixed(a.delay_std()),
+                delay_nostx_std: Fixed(b.delay_std()),
+                retx_per_cell: per_cell(a.retx),
+                discard_per_cell: per_cell(a.discarded),
+                ack_void_per_cell: per_cell(a.ack_void),
+                own_phantom_per_cell: per_cell(a.spec_on_own_phantom),
+                arr_drop_share: Fixed(
+                    a.arr_dropped as f64 / (a.cells + a.arr_dropped).max(1) as f64,
+                ),
+                voq_max: a.voq_max.max(b.voq_max),
+                lost: a.lost + b.lost,
             });
         }
     }
@@ -333,6 +454,25 @@ pub struct SweepRow {
     pub rtt: u64,
     /// Receivers per output.
     pub r: usize,
+    /// Traffic (`bernoulli`, `onoff16`, ...); absent in sweeps recorded
+    /// before the column: `bernoulli`.
+    #[serde(default = "bernoulli")]
+    pub traffic: String,
+    /// STX policy (`ocf`, `random`, `ycf`); absent: `ocf`.
+    #[serde(default = "ocf")]
+    pub policy: String,
+    /// Delivery scheme (`sr`, `gbn`, `saw`); absent: `sr`.
+    #[serde(default = "sr")]
+    pub scheme: String,
+    /// Share of cells that succeeded speculatively (absent: NaN).
+    #[serde(default = "nan")]
+    pub p_ss_sim: f64,
+    /// Duplicates dropped per cell (absent: NaN).
+    #[serde(default = "nan")]
+    pub dup_per_cell: f64,
+    /// Retransmissions per cell (absent: NaN).
+    #[serde(default = "nan")]
+    pub retx_per_cell: f64,
     /// Load the traffic was generated for.
     pub load: f64,
     /// Load measured (cells/slot/input).
@@ -361,6 +501,19 @@ pub struct SweepRow {
     pub wasted_sim: f64,
     /// See `wasted_sim`.
     pub wasted_analytic: f64,
+}
+
+fn bernoulli() -> String {
+    "bernoulli".into()
+}
+fn ocf() -> String {
+    "ocf".into()
+}
+fn sr() -> String {
+    "sr".into()
+}
+fn nan() -> f64 {
+    f64::NAN
 }
 
 /// Reads the rows of a sweep CSV (`text`, read from `file`): columns are
@@ -431,6 +584,20 @@ fn csv_error(file: &Path, e: &csv::Error) -> anyhow::Error {
 /// throughput against the offered load, with the analytic model's (equal to
 /// the offered load) as reference.
 pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
+    // The paper's configuration (OCF, SR) under the first traffic listed
+    // (Bernoulli when there).
+    let traffic = rows
+        .iter()
+        .find(|r| r.traffic == "bernoulli")
+        .or(rows.first())
+        .map(|r| r.traffic.clone())
+        .unwrap_or_default();
+    let rows: Vec<SweepRow> = rows
+        .iter()
+        .filter(|r| r.traffic == traffic && r.policy == "ocf" && r.scheme == "sr")
+        .cloned()
+        .collect();
+    let rows = &rows[..];
     let mut rs: Vec<usize> = Vec::new();
     for row in rows {
         if !rs.contains(&row.r) {
@@ -583,6 +750,112 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
     ]
 }
 
+/// The policies and schemes side by side, at the middle R of the sweep
+/// (R = 2 for R = 1, 2, 8): mean delay against load for each policy (with
+/// SR) and for each scheme (with OCF), Bernoulli and bursty, beside the
+/// delay without STX; and the share of cells that succeed speculatively.
+pub fn policy_charts(rows: &[SweepRow]) -> Vec<Chart> {
+    let mut rs: Vec<usize> = rows.iter().map(|r| r.r).collect();
+    rs.sort_unstable();
+    rs.dedup();
+    let r = rs.get(rs.len() / 2).copied().unwrap_or(0);
+    let mut traffics: Vec<String> = Vec::new();
+    for row in rows {
+        if !traffics.contains(&row.traffic) {
+            traffics.push(row.traffic.clone());
+        }
+    }
+    let curve = |traffic: &str, policy: &str, scheme: &str, y: fn(&SweepRow) -> f64| {
+        let mut v: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|x| {
+                x.r == r && x.traffic == traffic && x.policy == policy && x.scheme == scheme
+            })
+            .map(|x| (x.load, y(x)))
+            .collect();
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+        v
+    };
+    let variants: [(&str, &str, Rgb, Marker); 5] = [
+        ("ocf", "sr", PALETTE[0], Marker::Circle),
+        ("random", "sr", PALETTE[1], Marker::Square),
+        ("ycf", "sr", PALETTE[2], Marker::Triangle),
+        ("ocf", "gbn", PALETTE[3], Marker::Square),
+        ("ocf", "saw", PALETTE[4], Marker::Triangle),
+    ];
+    let unit = Some((0.0, 1.0));
+    let mut charts = Vec::new();
+    for traffic in &traffics {
+        for (what, pick) in [("policies (SR)", 0..3), ("schemes (OCF)", 3..5)] {
+            let mut series = Vec::new();
+            let ocf_sr = &variants[0];
+            for v in std::iter::once(ocf_sr).chain(variants[pick].iter()) {
+                if what.starts_with("schemes") || v.1 == "sr" {
+                    let pts = curve(traffic, v.0, v.1, |x| x.delay_stx_sim);
+                    if !pts.is_empty()
+                        && !series
+                            .iter()
+                            .any(|s: &Series| s.label == format!("{} {}", v.0, v.1))
+                    {
+                        series.push(
+                            Series::new(format!("{} {}", v.0, v.1), pts, v.2).with_marker(v.3),
+                        );
+                    }
+                }
+            }
+            series.push(
+                Series::new(
+                    "no STX",
+                    curve(traffic, "ocf", "sr", |x| x.delay_nostx_sim),
+                    GREY,
+                )
+                .with_marker(Marker::Cross),
+            );
+            charts.push(Chart {
+                title: format!("Mean delay, {what}, R={r}, {traffic}"),
+                x_label: "load (cells/slot/input)".into(),
+                y_label: "delay (slots)".into(),
+                series,
+                x_range: unit,
+                y_range: None,
+            });
+        }
+    }
+    for traffic in &traffics {
+        let series = variants
+            .iter()
+            .map(|v| {
+                Series::new(
+                    format!("{} {}", v.0, v.1),
+                    curve(traffic, v.0, v.1, |x| x.p_ss_sim),
+                    v.2,
+                )
+                .with_marker(v.3)
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        charts.push(Chart {
+            title: format!("Cells delivered speculatively P_Ss, R={r}, {traffic}"),
+            x_label: "load (cells/slot/input)".into(),
+            y_label: "share of cells".into(),
+            series,
+            x_range: unit,
+            y_range: unit,
+        });
+    }
+    charts
+}
+
+/// [`policy_charts`] as an SVG document (two panels per row).
+pub fn policy_svg(rows: &[SweepRow]) -> Result<String> {
+    crate::plot::render_svg(&policy_charts(rows), 2, 640, 440)
+}
+
+/// [`policy_charts`] as a PNG image, laid out like [`policy_svg`].
+pub fn policy_png(rows: &[SweepRow]) -> Result<Vec<u8>> {
+    crate::plot::render_png(&policy_charts(rows), 2, 640, 440)
+}
+
 /// [`sweep_charts`] as an SVG document: a 2 x 2 grid of 640 x 440 panels.
 pub fn sweep_svg(rows: &[SweepRow]) -> Result<String> {
     crate::plot::render_svg(&sweep_charts(rows), 2, 640, 440)
@@ -614,9 +887,10 @@ mod tests {
         text
     }
 
-    const ROW: &str = "64,64,2,0.100,0.0999,30000,64.449,0.023,64.296,128.060,0.002,129.055,\
-        0.0999,0.0999,0.9985,0.9998,0.9940,0.9979,0.9925,0.9948,0.0932,0.0931,0.8915,0.8690,\
-        0.0863,0.356,3,4,0.0759,true,64.3,0.99";
+    const ROW: &str = "64,64,2,bernoulli,ocf,sr,0.100,0.0999,30000,64.449,0.023,64.296,128.060,\
+        0.002,129.055,0.0999,0.0999,0.9985,0.9998,0.9940,0.9979,0.9925,0.9948,0.0932,0.0931,\
+        0.8915,0.8690,0.0863,0.356,3,4,0.0759,true,64.3,0.99,2.1,0.5,0.0863,0.0000,0.0000,\
+        0.0100,0.000000,3,0";
 
     #[test]
     fn plot_sweep_csv_is_read_by_column_name() {
@@ -653,7 +927,7 @@ mod tests {
         );
         assert_eq!(
             err(&csv(&[ROW, "1,2,3"])),
-            "d/s.csv:3: 3 fields, but the header has 32"
+            "d/s.csv:3: 3 fields, but the header has 44"
         );
         assert_eq!(
             err(&csv(&[&ROW.replacen("64,64,2", "64,64,-2", 1)])),
@@ -672,22 +946,41 @@ mod tests {
         );
     }
 
-    /// The recorded sweeps in `docs/` still load, with and without the
-    /// last two (`_reserving`) columns.
+    /// The recorded sweep in `docs/` loads: two traffics x five
+    /// policy/scheme variants x 3 R x 9 loads, the paper's configuration
+    /// first; and a sweep recorded before the traffic, policy and scheme
+    /// columns still loads (they default to Bernoulli, OCF, SR).
     #[test]
     fn plot_sweep_csv_reads_the_recorded_sweeps() {
-        for (text, name) in [
-            (include_str!("../../docs/stx_sweep.csv"), "stx_sweep.csv"),
+        let text = include_str!("../../docs/stx_sweep.csv");
+        let rows = parse_sweep_csv(text, Path::new("stx_sweep.csv")).unwrap();
+        assert_eq!(rows.len(), 2 * 5 * 3 * 9);
+        assert!(rows.iter().all(|r| (r.n, r.rtt) == (64, 64)));
+        let r0 = &rows[0];
+        assert_eq!(
             (
-                include_str!("../../docs/stx_sweep_onoff16.csv"),
-                "stx_sweep_onoff16.csv",
+                r0.r,
+                r0.load,
+                r0.traffic.as_str(),
+                r0.policy.as_str(),
+                r0.scheme.as_str()
             ),
-        ] {
-            let rows = parse_sweep_csv(text, Path::new(name)).unwrap();
-            assert_eq!(rows.len(), 27, "{name}: 3 R x 9 loads");
-            assert!(rows.iter().all(|r| (r.n, r.rtt) == (64, 64)), "{name}");
-            assert_eq!((rows[0].r, rows[0].load), (1, 0.1), "{name}");
-        }
+            (1, 0.1, "bernoulli", "ocf", "sr")
+        );
+        let old = "n,rtt,r,load,offered,delay_stx_sim,delay_stx_analytic,delay_nostx_sim,\
+            delay_nostx_analytic,throughput_stx,throughput_nostx,p_s_given_s_sim,\
+            p_s_given_s_analytic,spurious_sim,spurious_analytic,wasted_sim,wasted_analytic\n\
+            64,64,1,0.1,0.1,73,68,128,129,0.1,0.1,0.86,0.94,0.08,0.09,0.77,0.82\n";
+        let rows = parse_sweep_csv(old, Path::new("old.csv")).unwrap();
+        assert_eq!(
+            (
+                rows[0].traffic.as_str(),
+                rows[0].policy.as_str(),
+                rows[0].scheme.as_str()
+            ),
+            ("bernoulli", "ocf", "sr")
+        );
+        assert!(rows[0].p_ss_sim.is_nan());
     }
 
     /// A small model sweep written as CSV reads back: the header is
@@ -704,7 +997,11 @@ mod tests {
             warmup: 100,
             slots: 400,
             seed: 3,
-            traffic: TrafficKind::Bernoulli,
+            traffics: vec![TrafficKind::Bernoulli],
+            policies: vec![Policy::Ocf],
+            schemes: vec![Scheme::Sr],
+            cross: false,
+            voq: 64,
             rtl: false,
             jobs: 1,
         };
@@ -712,11 +1009,14 @@ mod tests {
         let text = csv_text(&spec, &points).unwrap();
         let mut lines = text.lines();
         assert_eq!(lines.next(), Some(header()));
-        assert!(lines.all(|l| l.split(',').count() == 32), "{text}");
+        assert!(lines.all(|l| l.split(',').count() == 44), "{text}");
         // Fixed decimals as before: load with 3, offered with 4; Unix lines.
         let first: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
-        assert_eq!(first[..4], ["4", "4", "1", "0.300"]);
-        assert_eq!(first[4].split('.').nth(1).map(str::len), Some(4), "{text}");
+        assert_eq!(
+            first[..7],
+            ["4", "4", "1", "bernoulli", "ocf", "sr", "0.300"]
+        );
+        assert_eq!(first[7].split('.').nth(1).map(str::len), Some(4), "{text}");
         assert!(!text.contains('\r'));
         let rows = parse_sweep_csv(&text, Path::new("t.csv")).unwrap();
         assert_eq!(rows.len(), 4);
@@ -774,5 +1074,67 @@ mod tests {
         assert_eq!(&png[1..4], b"PNG");
         let svg = sweep_svg(&rows).unwrap();
         assert!(svg.contains("R=8 analytic") && svg.contains("no STX sim"));
+    }
+}
+
+#[cfg(test)]
+mod policy_tests {
+    use super::*;
+
+    /// A small sweep over every policy and scheme, two traffics: the jobs
+    /// are the paper's configuration and the one-at-a-time variants (or
+    /// every combination with `cross`), the CSV names them, and the policy
+    /// charts draw one curve per variant and traffic.
+    #[test]
+    fn sweep_covers_policies_schemes_and_traffics() {
+        let mut spec = SweepSpec {
+            n: 4,
+            rtt: 4,
+            rs: vec![2],
+            loads: vec![0.3],
+            iters: 2,
+            warmup: 50,
+            slots: 300,
+            seed: 5,
+            traffics: vec![TrafficKind::Bernoulli, TrafficKind::OnOff(4.0)],
+            policies: vec![Policy::Ocf, Policy::Random, Policy::Ycf],
+            schemes: vec![Scheme::Sr, Scheme::Gbn, Scheme::Saw],
+            cross: false,
+            voq: 64,
+            rtl: false,
+            jobs: 2,
+        };
+        // Per traffic and load: no STX + OCF SR + 2 policies + 2 schemes.
+        assert_eq!(spec.jobs().len(), 2 * 6);
+        spec.cross = true;
+        assert_eq!(spec.jobs().len(), 2 * 10);
+        spec.cross = false;
+        let points = sweep(&spec, &|_| {}).unwrap();
+        let text = csv_text(&spec, &points).unwrap();
+        let rows = parse_sweep_csv(&text, Path::new("p.csv")).unwrap();
+        assert_eq!(rows.len(), 2 * 5);
+        let names: Vec<(String, String, String)> = rows
+            .iter()
+            .map(|r| (r.traffic.clone(), r.policy.clone(), r.scheme.clone()))
+            .collect();
+        assert!(names.contains(&("onoff4".into(), "ycf".into(), "sr".into())));
+        assert!(names.contains(&("bernoulli".into(), "ocf".into(), "saw".into())));
+        assert!(!names.contains(&("bernoulli".into(), "random".into(), "gbn".into())));
+        let charts = policy_charts(&rows);
+        // Delay by policy and by scheme per traffic, then P_Ss per traffic.
+        assert_eq!(charts.len(), 6);
+        let labels: Vec<&str> = charts[0].series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["ocf sr", "random sr", "ycf sr", "no STX"]);
+        let labels: Vec<&str> = charts[1].series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["ocf sr", "ocf gbn", "ocf saw", "no STX"]);
+        assert_eq!(charts[4].series.len(), 5);
+        // The paper's charts take only Bernoulli, OCF, SR.
+        let paper = sweep_charts(&rows);
+        assert_eq!(
+            paper[0].series.len(),
+            4,
+            "R=2 sim/analytic, no STX sim/analytic"
+        );
+        assert_eq!(&policy_png(&rows).unwrap()[1..4], b"PNG");
     }
 }

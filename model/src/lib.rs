@@ -27,6 +27,7 @@ pub mod prim_timer;
 pub mod recn_port;
 pub mod stx_egress;
 pub mod stx_ingress;
+pub mod stx_switch;
 
 pub use block::{rtl_inputs, Block, ConfigError, Params};
 pub use port::{PortDesc, PortGroup, Radix, Shape};

@@ -61,22 +61,46 @@ impl StxEgressParams {
     pub const fn cnt_max(&self) -> u64 {
         (1u64 << self.cntw) - 1
     }
-    /// Checks the parameters; the error names the parameter.
+    /// Checks the parameters against the RTL's range (the verilated
+    /// sizes, `docs/stx_egress.md`); the error names the parameter.
     pub fn check(&self) -> Result<(), ConfigError> {
+        self.check_in(&RTL_RANGE)
+    }
+
+    /// Checks the parameters against the wider *model range*, for system
+    /// studies of the golden model alone (N = 64, R = 8, B = 64 and more):
+    /// sizes no RTL variant is verilated at. The model's behaviour is the
+    /// same function of its registers at every size; inside the RTL range
+    /// it is co-simulated against the RTL. The error names the parameter.
+    pub fn check_model(&self) -> Result<(), ConfigError> {
+        self.check_in(&MODEL_RANGE)
+    }
+
+    fn check_in(&self, lim: &Range) -> Result<(), ConfigError> {
         let e = |f: &'static str, m: String| Err(ConfigError::new(f, m));
-        if !self.n.is_power_of_two() || !(2..=16).contains(&self.n) {
+        let what = lim.name;
+        if !self.n.is_power_of_two() || !(2..=lim.n).contains(&self.n) {
             return e(
                 "N",
-                format!("{} inputs: must be a power of two in 2..=16", self.n),
+                format!(
+                    "{} inputs: must be a power of two in 2..={} ({what})",
+                    self.n, lim.n
+                ),
             );
         }
-        if !(1..=4).contains(&self.r) {
-            return e("R", format!("{} receivers: must be 1..=4", self.r));
+        if !(1..=lim.r).contains(&self.r) {
+            return e(
+                "R",
+                format!("{} receivers: must be 1..={} ({what})", self.r, lim.r),
+            );
         }
-        if !self.b.is_power_of_two() || !(2..=64).contains(&self.b) {
+        if !self.b.is_power_of_two() || !(2..=lim.b).contains(&self.b) {
             return e(
                 "B",
-                format!("{} RSQ entries: must be a power of two in 2..=64", self.b),
+                format!(
+                    "{} RSQ entries: must be a power of two in 2..={} ({what})",
+                    self.b, lim.b
+                ),
             );
         }
         if self.sw <= self.pw() || self.sw > 16 {
@@ -106,6 +130,31 @@ impl StxEgressParams {
         Ok(())
     }
 }
+
+/// Limits of the structural parameters.
+struct Range {
+    name: &'static str,
+    n: usize,
+    r: usize,
+    b: usize,
+}
+
+/// The RTL's range (`Block::check`, the verilated variants).
+const RTL_RANGE: Range = Range {
+    name: "RTL range",
+    n: 16,
+    r: 4,
+    b: 64,
+};
+
+/// The model range ([`StxEgressParams::check_model`]): the delivery round
+/// robin takes a 64-bit mask of inputs, `rsq_cnt_o` is 16 bits.
+const MODEL_RANGE: Range = Range {
+    name: "model range",
+    n: 64,
+    r: 16,
+    b: 1024,
+};
 
 impl Default for StxEgressParams {
     fn default() -> Self {
@@ -179,7 +228,7 @@ crate::port_group! {
         /// Per input and slot (input i, slot k at i * B + k): held (registered).
         rsq_vld_o: Vec<bool> = (1, p.n * p.b),
         /// Per input: cells held (registered).
-        rsq_cnt_o: Vec<u8> = (p.cw(), p.n),
+        rsq_cnt_o: Vec<u16> = (p.cw(), p.n),
         /// Cells delivered (registered, saturating).
         cnt_dlv_o: u32 = p.cntw,
         /// Duplicates dropped (registered, saturating).
@@ -374,6 +423,14 @@ pub struct StxEgress {
     ev: Events,
     /// Per input: the receiver of its effective arrival this cycle (scratch).
     arr: Vec<Option<usize>>,
+    /// Per input: cells held, a cache of `vld_q` (not a register; the RTL
+    /// counts the valid bits combinationally).
+    occ: Vec<u16>,
+    /// The parameters are in the RTL range: `rsq_vld_o` (N x B bits) is
+    /// produced. Beyond it (model range only) it is left empty: copying
+    /// N x B flags per cycle dominated a 64-port study (`docs/stx.md`,
+    /// section 5); the state is there through [`StxEgress::held`].
+    bulk: bool,
 }
 
 impl StxEgress {
@@ -399,16 +456,12 @@ impl StxEgress {
 
     /// Cells held for input `i`.
     pub fn occupancy(&self, i: usize) -> usize {
-        let b = self.p.b;
-        self.s.vld_q[i * b..(i + 1) * b]
-            .iter()
-            .filter(|&&v| v)
-            .count()
+        self.occ[i] as usize
     }
 
     /// Cells held for every input.
     pub fn total_occupancy(&self) -> usize {
-        self.s.vld_q.iter().filter(|&&v| v).count()
+        self.occ.iter().map(|&c| c as usize).sum()
     }
 
     /// Input `i`'s run: the cells held consecutively from its head slot.
@@ -443,6 +496,11 @@ impl StxEgress {
     pub fn assert_invariants(&self) {
         let p = &self.p;
         for i in 0..p.n {
+            let held = self.s.vld_q[i * p.b..(i + 1) * p.b]
+                .iter()
+                .filter(|&&v| v)
+                .count();
+            assert_eq!(self.occupancy(i), held, "occupancy cache of input {i}");
             assert!(self.occupancy(i) <= p.b);
             assert!((self.s.head_q[i] as u32) < p.seq_mod(), "head width");
             if matches!(self.scheme, Some(Scheme::Gbn | Scheme::Saw)) {
@@ -455,6 +513,36 @@ impl StxEgress {
         }
         if self.scheme.is_none() {
             assert_eq!(self.total_occupancy(), 0, "cells stored under cfg_err");
+        }
+    }
+}
+
+impl StxEgress {
+    /// Checks `c` (the parameters themselves are not checked).
+    fn check_config(c: &StxEgressConfig) -> Result<(), ConfigError> {
+        crate::block::check_range("cfg_scheme_i", c.cfg_scheme_i.value() as u64, 0, 2)
+            .map_err(|e| ConfigError::new(e.field, format!("{} (0 SR, 1 GBN, 2 SAW)", e.msg)))
+    }
+
+    /// A model at a size of the *model range* ([`StxEgressParams::check_model`]),
+    /// for system studies; `c` must be legal. Inside the RTL range this is
+    /// [`Block::new`] after [`Block::check`].
+    pub fn new_model(p: &StxEgressParams, c: &StxEgressConfig) -> Result<Self, ConfigError> {
+        p.check_model()?;
+        Self::check_config(c)?;
+        Ok(Self::build(p, c))
+    }
+
+    fn build(p: &StxEgressParams, c: &StxEgressConfig) -> Self {
+        StxEgress {
+            p: *p,
+            c: c.clone(),
+            scheme: Scheme::from_code(c.cfg_scheme_i),
+            s: StxEgressState::zero(p),
+            ev: Events::default(),
+            arr: vec![None; p.n],
+            occ: vec![0; p.n],
+            bulk: p.check().is_ok(),
         }
     }
 }
@@ -492,21 +580,12 @@ impl Block for StxEgress {
 
     fn check(p: &StxEgressParams, c: &StxEgressConfig) -> Result<(), ConfigError> {
         p.check()?;
-        crate::block::check_range("cfg_scheme_i", c.cfg_scheme_i.value() as u64, 0, 2)
-            .map_err(|e| ConfigError::new(e.field, format!("{} (0 SR, 1 GBN, 2 SAW)", e.msg)))
+        StxEgress::check_config(c)
     }
 
     fn new(p: &StxEgressParams, c: &StxEgressConfig) -> Self {
-        StxEgress {
-            p: *p,
-            c: c.clone(),
-            scheme: Scheme::from_code(c.cfg_scheme_i),
-            s: StxEgressState::zero(p),
-            ev: Events::default(),
-            arr: vec![None; p.n],
-        }
+        StxEgress::build(p, c)
     }
-
     fn params(&self) -> &StxEgressParams {
         &self.p
     }
@@ -570,12 +649,21 @@ impl Block for StxEgress {
         for k in 0..n {
             let occ = self.occupancy(k);
             held_total += occ as u64;
-            o.rsq_cnt_o[k] = occ as u8;
-            o.exp_seq_o[k] = self.expected(k);
+            o.rsq_cnt_o[k] = occ as u16;
+            // The run from the head is 0 unless the head slot is held.
+            o.exp_seq_o[k] = if occ == 0 {
+                self.s.head_q[k]
+            } else {
+                self.expected(k)
+            };
             ev.full |= occ == b;
         }
         o.head_seq_o.clone_from(&self.s.head_q);
-        o.rsq_vld_o.clone_from(&self.s.vld_q);
+        if self.bulk {
+            o.rsq_vld_o.clone_from(&self.s.vld_q);
+        } else {
+            o.rsq_vld_o.clear();
+        }
         o.cnt_dlv_o = self.s.cnt_dlv_q;
         o.cnt_dup_o = self.s.cnt_dup_q;
         o.cnt_oow_o = self.s.cnt_oow_q;
@@ -641,6 +729,7 @@ impl Block for StxEgress {
             if self.s.vld_q[slot] {
                 o.dlv_id_o = self.s.id_q[slot];
                 self.s.vld_q[slot] = false;
+                self.occ[k] -= 1;
                 ev.from_rsq = true;
             } else {
                 let x = self.arr[k].expect("bypass without arrival");
@@ -676,6 +765,7 @@ impl Block for StxEgress {
                         Fate::Duplicate
                     } else if s == exp || self.scheme == Some(Scheme::Sr) {
                         self.s.vld_q[slot] = true;
+                        self.occ[k] += 1;
                         self.s.id_q[slot] = i.arr_id_i[x];
                         ev.freed_reused |= g == Some(k) && d as usize == b - 1;
                         if s == exp {

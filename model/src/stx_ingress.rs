@@ -88,23 +88,47 @@ impl StxIngressParams {
     pub const fn cnt_max(&self) -> u64 {
         (1u64 << self.cntw) - 1
     }
-    /// Checks the parameters; the error names the parameter.
+    /// Checks the parameters against the RTL's range (the verilated
+    /// sizes, `docs/stx_ingress.md`); the error names the parameter.
     pub fn check(&self) -> Result<(), ConfigError> {
+        self.check_in(&RTL_RANGE)
+    }
+
+    /// Checks the parameters against the wider *model range*, for system
+    /// studies of the golden model alone (N = 64, RTT = 64, deep VOQs):
+    /// sizes no RTL variant is verilated at. The model's behaviour is the
+    /// same function of its registers at every size; inside the RTL range
+    /// it is co-simulated against the RTL. The error names the parameter.
+    pub fn check_model(&self) -> Result<(), ConfigError> {
+        self.check_in(&MODEL_RANGE)
+    }
+
+    fn check_in(&self, lim: &Range) -> Result<(), ConfigError> {
         let e = |f: &'static str, m: String| Err(ConfigError::new(f, m));
-        if !self.n.is_power_of_two() || !(2..=16).contains(&self.n) {
+        let what = lim.name;
+        if !self.n.is_power_of_two() || !(2..=lim.n).contains(&self.n) {
             return e(
                 "N",
-                format!("{} outputs: must be a power of two in 2..=16", self.n),
+                format!(
+                    "{} outputs: must be a power of two in 2..={} ({what})",
+                    self.n, lim.n
+                ),
             );
         }
-        if !self.q.is_power_of_two() || !(2..=16).contains(&self.q) {
+        if !self.q.is_power_of_two() || !(2..=lim.q).contains(&self.q) {
             return e(
                 "Q",
-                format!("VOQ depth {}: must be a power of two in 2..=16", self.q),
+                format!(
+                    "VOQ depth {}: must be a power of two in 2..={} ({what})",
+                    self.q, lim.q
+                ),
             );
         }
-        if !(1..=16).contains(&self.rtt) {
-            return e("RTT", format!("{} RTX entries: must be 1..=16", self.rtt));
+        if !(1..=lim.rtt).contains(&self.rtt) {
+            return e(
+                "RTT",
+                format!("{} RTX entries: must be 1..={} ({what})", self.rtt, lim.rtt),
+            );
         }
         let hi = 16 - self.ow();
         if self.sw < 2 || self.sw > hi {
@@ -119,10 +143,13 @@ impl StxIngressParams {
         if !(1..=16).contains(&self.iw) {
             return e("IW", format!("id width {}: must be 1..=16", self.iw));
         }
-        if !(2..=8).contains(&self.cw) {
+        if !(2..=lim.cw).contains(&self.cw) {
             return e(
                 "CW",
-                format!("request counter width {}: must be 2..=8", self.cw),
+                format!(
+                    "request counter width {}: must be 2..={} ({what})",
+                    self.cw, lim.cw
+                ),
             );
         }
         if !(4..=32).contains(&self.cntw) {
@@ -134,6 +161,35 @@ impl StxIngressParams {
         Ok(())
     }
 }
+
+/// Limits of the structural parameters.
+struct Range {
+    name: &'static str,
+    n: usize,
+    q: usize,
+    rtt: usize,
+    cw: u32,
+}
+
+/// The RTL's range (`Block::check`, the verilated variants).
+const RTL_RANGE: Range = Range {
+    name: "RTL range",
+    n: 16,
+    q: 16,
+    rtt: 16,
+    cw: 8,
+};
+
+/// The model range ([`StxIngressParams::check_model`]): the register types
+/// hold these sizes (`vcnt_q`, `pnd_q`, `out_q` and `ocnt_q` are 16 bits:
+/// `LW = clog2(N Q + 2) <= 16`; the STX choice scans a 64-bit mask of VOQs).
+const MODEL_RANGE: Range = Range {
+    name: "model range",
+    n: 64,
+    q: 512,
+    rtt: 256,
+    cw: 10,
+};
 
 impl Default for StxIngressParams {
     fn default() -> Self {
@@ -174,8 +230,8 @@ crate::port_group! {
         cfg_stx_en_i: bool = 1,
         /// B_RSQ: an STX needs seq(head) - seq(oldest unacknowledged) below it (1..=2^(SW-1)).
         cfg_win_i: u16 = p.sw,
-        /// Most requests outstanding per VOQ (1..=2^CW-1).
-        cfg_req_lim_i: u8 = p.cw,
+        /// Most requests outstanding per VOQ (1..=2^CW-1; at most 255: 8 bits, the RTL range's widest CW).
+        cfg_req_lim_i: u8 = p.cw.min(8),
     }
 }
 
@@ -231,17 +287,17 @@ crate::port_group! {
         /// The arriving cell is refused.
         arr_drop_o: bool = 1,
         /// Cells per VOQ (registered).
-        voq_cnt_o: Vec<u8> = (p.vw(), p.n),
+        voq_cnt_o: Vec<u16> = (p.vw(), p.n),
         /// Entries per RTX queue (registered).
-        rtx_cnt_o: Vec<u8> = (p.rw(), p.n),
+        rtx_cnt_o: Vec<u16> = (p.rw(), p.n),
         /// Per VOQ: sequence number of its head (registered).
         snd_seq_o: Vec<u16> = (p.sw, p.n),
         /// Per VOQ: oldest unacknowledged sequence number, 0 when none (registered).
         una_seq_o: Vec<u16> = (p.sw, p.n),
         /// Per VOQ: requests not yet sent (registered).
-        pnd_cnt_o: Vec<u8> = (p.cw, p.n),
+        pnd_cnt_o: Vec<u16> = (p.cw, p.n),
         /// Per VOQ: requests sent, not granted (registered).
-        out_cnt_o: Vec<u8> = (p.cw, p.n),
+        out_cnt_o: Vec<u16> = (p.cw, p.n),
         /// Speculative cells sent (registered, saturating).
         cnt_stx_o: u32 = p.cntw,
         /// Retransmissions (registered, saturating).
@@ -259,17 +315,17 @@ crate::port_group! {
     /// The registers, named like the RTL's.
     pub struct StxIngressState<StxIngressParams> |p| {
         /// Per VOQ: head slot.
-        vhd_q: Vec<u8> = (p.qw(), p.n),
+        vhd_q: Vec<u16> = (p.qw(), p.n),
         /// Per VOQ: cells held.
-        vcnt_q: Vec<u8> = (p.vw(), p.n),
+        vcnt_q: Vec<u16> = (p.vw(), p.n),
         /// Per VOQ: sequence number of the head.
         snd_q: Vec<u16> = (p.sw, p.n),
         /// Per VOQ: grants received (modulo 2^SW).
         gct_q: Vec<u16> = (p.sw, p.n),
         /// Per VOQ: requests pending.
-        pnd_q: Vec<u8> = (p.cw, p.n),
+        pnd_q: Vec<u16> = (p.cw, p.n),
         /// Per VOQ: requests outstanding.
-        out_q: Vec<u8> = (p.cw, p.n),
+        out_q: Vec<u16> = (p.cw, p.n),
         /// Per VOQ and slot (VOQ j, slot k at j * Q + k): cell id (data).
         vid_q: Vec<u16> = (p.iw, p.n * p.q),
         /// Per VOQ and RTX entry (j * RTT + e): valid.
@@ -283,7 +339,7 @@ crate::port_group! {
         /// Arrival-order list: the outputs of the queued cells, oldest first.
         ord_q: Vec<u8> = (p.ow(), p.l()),
         /// Its length.
-        ocnt_q: u8 = p.lw(),
+        ocnt_q: u16 = p.lw(),
         /// Request arbiter pointer (`u_req_arb`).
         req_ptr_q: u8 = p.ow(),
         /// `u_lfsr` (`prim_lfsr`, 16 bits).
@@ -475,8 +531,15 @@ pub struct StxIngress {
     cfg_err: bool,
     s: StxIngressState,
     ev: Events,
-    /// The list with this cycle's arrival appended (scratch, L + 1).
-    x: Vec<u8>,
+    /// Per VOQ: valid entries of its RTX queue, a cache of `rv_q` (not a
+    /// register; the RTL counts the valid bits combinationally).
+    rcnt: Vec<u16>,
+    /// Per VOQ: its RTX queue's oldest entry, a cache (the RTL searches it
+    /// combinationally; a scan of `RTT` entries per VOQ per cycle was a
+    /// third of a 64-port study's time, `docs/stx.md` section 5). Distances
+    /// all grow by one when `snd` does, so their order only changes when
+    /// an entry comes or goes.
+    old: Vec<Option<u32>>,
 }
 
 impl StxIngress {
@@ -506,11 +569,7 @@ impl StxIngress {
     }
     /// Entries in RTX queue `j`.
     pub fn rtx_len(&self, j: usize) -> usize {
-        let r = self.p.rtt;
-        self.s.rv_q[j * r..(j + 1) * r]
-            .iter()
-            .filter(|&&v| v)
-            .count()
+        self.rcnt[j] as usize
     }
     /// The sequence numbers in RTX queue `j`, with their stale bits, by entry.
     pub fn rtx_entries(&self, j: usize) -> impl Iterator<Item = (u16, bool)> + '_ {
@@ -524,11 +583,11 @@ impl StxIngress {
         self.s.snd_q[j]
     }
     /// Requests outstanding of VOQ `j`.
-    pub fn outstanding(&self, j: usize) -> u8 {
+    pub fn outstanding(&self, j: usize) -> u16 {
         self.s.out_q[j]
     }
     /// Requests pending of VOQ `j`.
-    pub fn pending(&self, j: usize) -> u8 {
+    pub fn pending(&self, j: usize) -> u16 {
         self.s.pnd_q[j]
     }
 
@@ -552,8 +611,25 @@ impl StxIngress {
     }
 
     /// The oldest entry of RTX queue `j` (largest distance; lowest index on
-    /// a tie, which the invariant excludes).
+    /// a tie, which the invariant excludes), from the cache.
     fn oldest(&self, j: usize) -> Option<usize> {
+        self.old[j].map(|e| e as usize)
+    }
+
+    /// Frees RTX entry `e` of queue `j` and keeps the caches.
+    fn free_entry(&mut self, j: usize, e: usize) {
+        self.s.rv_q[e] = false;
+        self.rcnt[j] -= 1;
+        if self.old[j] == Some(e as u32) {
+            self.old[j] = self.scan_oldest(j).map(|e| e as u32);
+        }
+    }
+
+    /// The oldest entry of RTX queue `j`, by a scan of its entries.
+    fn scan_oldest(&self, j: usize) -> Option<usize> {
+        if self.rcnt[j] == 0 {
+            return None;
+        }
         let r = self.p.rtt;
         let snd = self.s.snd_q[j];
         let mut best: Option<(u32, usize)> = None;
@@ -583,6 +659,16 @@ impl StxIngress {
                 .count();
             assert_eq!(k, v, "ListLen_A: output {j} in the list");
             let r = self.rtx_len(j);
+            let rv = self.s.rv_q[j * p.rtt..(j + 1) * p.rtt]
+                .iter()
+                .filter(|&&v| v)
+                .count();
+            assert_eq!(r, rv, "RTX occupancy cache of VOQ {j}");
+            assert_eq!(
+                self.oldest(j),
+                self.scan_oldest(j),
+                "oldest-entry cache of VOQ {j}"
+            );
             assert!(r <= p.rtt, "RtxBound_A");
             if self.scheme == Some(Scheme::Saw) {
                 assert!(r <= 1, "RtxBound_A: SAW");
@@ -595,12 +681,70 @@ impl StxIngress {
                 );
             }
             if !self.cfg_err {
-                assert!(self.s.out_q[j] <= self.c.cfg_req_lim_i, "ReqLim_A");
+                assert!(
+                    self.s.out_q[j] <= u16::from(self.c.cfg_req_lim_i),
+                    "ReqLim_A"
+                );
             }
         }
         assert_eq!(total, self.s.ocnt_q as usize, "ListLen_A");
+        assert!(
+            self.s.ord_q[total..].iter().all(|&x| x == 0),
+            "list entries beyond its length are 0"
+        );
         if self.cfg_err {
             assert_eq!(total, 0, "ErrIdle_A");
+        }
+    }
+}
+
+impl StxIngress {
+    /// Checks `c` against `p` (the parameters themselves are not checked).
+    fn check_config(p: &StxIngressParams, c: &StxIngressConfig) -> Result<(), ConfigError> {
+        use crate::block::check_range;
+        check_range("cfg_policy_i", c.cfg_policy_i.value() as u64, 0, 2).map_err(|e| {
+            ConfigError::new(e.field, format!("{} (0 OCF, 1 random, 2 YCF)", e.msg))
+        })?;
+        check_range("cfg_scheme_i", c.cfg_scheme_i.value() as u64, 0, 2)
+            .map_err(|e| ConfigError::new(e.field, format!("{} (0 SR, 1 GBN, 2 SAW)", e.msg)))?;
+        check_range("cfg_win_i", c.cfg_win_i as u64, 1, p.win_max() as u64)?;
+        check_range(
+            "cfg_req_lim_i",
+            c.cfg_req_lim_i as u64,
+            1,
+            p.cnt_req_max() as u64,
+        )
+    }
+
+    /// A model at a size of the *model range* ([`StxIngressParams::check_model`]),
+    /// for system studies; `c` must be legal (no `cfg_err_o` run). Inside the
+    /// RTL range this is [`Block::new`] after [`Block::check`].
+    pub fn new_model(p: &StxIngressParams, c: &StxIngressConfig) -> Result<Self, ConfigError> {
+        p.check_model()?;
+        Self::check_config(p, c)?;
+        Ok(Self::build(p, c))
+    }
+
+    fn build(p: &StxIngressParams, c: &StxIngressConfig) -> Self {
+        let policy = Policy::from_code(c.cfg_policy_i);
+        let scheme = Scheme::from_code(c.cfg_scheme_i);
+        let cfg_err = policy.is_none()
+            || scheme.is_none()
+            || c.cfg_win_i == 0
+            || c.cfg_win_i as u32 > p.win_max()
+            || c.cfg_req_lim_i == 0;
+        let mut s = StxIngressState::zero(p);
+        s.lfsr_q = LFSR_SEED as u16;
+        StxIngress {
+            p: *p,
+            c: c.clone(),
+            policy,
+            scheme,
+            cfg_err,
+            s,
+            ev: Events::default(),
+            rcnt: vec![0; p.n],
+            old: vec![None; p.n],
         }
     }
 }
@@ -637,47 +781,17 @@ impl Block for StxIngress {
             cfg_scheme_i: Scheme::Sr.code(),
             cfg_stx_en_i: true,
             cfg_win_i: (p.rtt as u32).min(p.win_max()) as u16,
-            cfg_req_lim_i: p.cnt_req_max() as u8,
+            cfg_req_lim_i: p.cnt_req_max().min(255) as u8,
         }
     }
 
     fn check(p: &StxIngressParams, c: &StxIngressConfig) -> Result<(), ConfigError> {
-        use crate::block::check_range;
         p.check()?;
-        check_range("cfg_policy_i", c.cfg_policy_i.value() as u64, 0, 2).map_err(|e| {
-            ConfigError::new(e.field, format!("{} (0 OCF, 1 random, 2 YCF)", e.msg))
-        })?;
-        check_range("cfg_scheme_i", c.cfg_scheme_i.value() as u64, 0, 2)
-            .map_err(|e| ConfigError::new(e.field, format!("{} (0 SR, 1 GBN, 2 SAW)", e.msg)))?;
-        check_range("cfg_win_i", c.cfg_win_i as u64, 1, p.win_max() as u64)?;
-        check_range(
-            "cfg_req_lim_i",
-            c.cfg_req_lim_i as u64,
-            1,
-            p.cnt_req_max() as u64,
-        )
+        Self::check_config(p, c)
     }
 
     fn new(p: &StxIngressParams, c: &StxIngressConfig) -> Self {
-        let policy = Policy::from_code(c.cfg_policy_i);
-        let scheme = Scheme::from_code(c.cfg_scheme_i);
-        let cfg_err = policy.is_none()
-            || scheme.is_none()
-            || c.cfg_win_i == 0
-            || c.cfg_win_i as u32 > p.win_max()
-            || c.cfg_req_lim_i == 0;
-        let mut s = StxIngressState::zero(p);
-        s.lfsr_q = LFSR_SEED as u16;
-        StxIngress {
-            p: *p,
-            c: c.clone(),
-            policy,
-            scheme,
-            cfg_err,
-            s,
-            ev: Events::default(),
-            x: vec![0; p.l() + 1],
-        }
+        Self::build(p, c)
     }
 
     fn params(&self) -> &StxIngressParams {
@@ -742,7 +856,7 @@ impl Block for StxIngress {
         refill(&mut o.rtx_cnt_o, n, 0);
         refill(&mut o.una_seq_o, n, 0);
         for j in 0..n {
-            o.rtx_cnt_o[j] = self.rtx_len(j) as u8;
+            o.rtx_cnt_o[j] = self.rcnt[j];
             o.una_seq_o[j] = self.oldest(j).map_or(0, |e| self.s.rseq_q[e]);
         }
         o.voq_cnt_o.clone_from(&self.s.vcnt_q);
@@ -780,7 +894,7 @@ impl Block for StxIngress {
                 None => AckKind::Unknown,
                 Some(e) => {
                     if !gbn_like || (!self.s.rst_q[e] && self.oldest(a) == Some(e)) {
-                        self.s.rv_q[e] = false;
+                        self.free_entry(a, e);
                         AckKind::Taken
                     } else {
                         AckKind::Void
@@ -791,11 +905,17 @@ impl Block for StxIngress {
             ev.ack = kind;
         }
 
-        // 2. Grant. The list with the arrival (below) appended is built
-        //    first: x = ord_q[0..L] ++ [0], the arrival written at ocnt.
+        // 2. Grant. The list with the arrival (below) appended is
+        //    x = ord_q[0..L] ++ [0] with the arrival written at ocnt. It is
+        //    worked on in place (speed at N Q in the thousands, see the
+        //    measurement in `docs/stx.md`): x[k] is ord_q[k] for k < L and
+        //    `ovf` (the arrival, when the list was full and the grant's
+        //    departure made room) for k = L. Every entry of ord_q at or
+        //    beyond the list's length is 0 (reset, and the removal shifts
+        //    x[L] = 0 in), so only the first xlen entries are ever read or
+        //    moved: the same registers as shifting all L entries.
         let ocnt = self.s.ocnt_q as usize;
-        self.x[..l].copy_from_slice(&self.s.ord_q);
-        self.x[l] = 0;
+        let mut ovf: Option<u8> = None;
         let mut sent_on_grant = false;
         let mut wasted = false;
         let mut retx_inc = 0u64;
@@ -805,7 +925,7 @@ impl Block for StxIngress {
         if i.gnt_valid_i && !err {
             let g = i.gnt_out_i as usize;
             let sent = if let Some(e) = self.oldest(g) {
-                self.s.rv_q[e] = false;
+                self.free_entry(g, e);
                 if gbn_like {
                     for f in g * rtt..(g + 1) * rtt {
                         if self.s.rv_q[f] {
@@ -875,12 +995,22 @@ impl Block for StxIngress {
                 ev.pnd_full = !err && c < q && pnd_full;
             } else {
                 self.s.vid_q[a * q + (h + c) % q] = i.arr_id_i;
-                self.x[ocnt] = a as u8;
+                if ocnt < l {
+                    self.s.ord_q[ocnt] = a as u8;
+                } else {
+                    ovf = Some(a as u8);
+                }
                 acc = Some(a);
             }
         }
         let xlen = ocnt + usize::from(acc.is_some());
-        let fp = |x: &[u8], j: usize| x[..xlen].iter().position(|&y| y as usize == j);
+        let xl = xlen.min(l);
+        let fp = |x: &[u8], j: usize| {
+            x[..xl]
+                .iter()
+                .position(|&y| y as usize == j)
+                .or_else(|| (ovf == Some(j as u8)).then_some(l))
+        };
 
         // 4. STX.
         let mut stx_inc = 0u64;
@@ -893,7 +1023,7 @@ impl Block for StxIngress {
                 if c == 0 {
                     continue;
                 }
-                let r = self.rtx_len(j);
+                let r = self.rcnt[j] as usize;
                 let win_ok = match self.oldest(j) {
                     None => true,
                     Some(e) => self.dist(self.s.snd_q[j], self.s.rseq_q[e]) < w,
@@ -920,27 +1050,24 @@ impl Block for StxIngress {
                     crate::prim::rr_pick(elig, n as u32, start).expect("eligible") as usize
                 }
                 pol => {
-                    let mut best: Option<(usize, usize)> = None;
-                    for j in 0..n {
-                        if elig >> j & 1 == 0 {
-                            continue;
-                        }
-                        let f = fp(&self.x, j).expect("eligible VOQ in the list");
-                        let better = match best {
-                            None => true,
-                            Some((bf, _)) => {
-                                if pol == Policy::Ocf {
-                                    f < bf
-                                } else {
-                                    f > bf
-                                }
+                    // One scan of the list: the first entry naming an
+                    // eligible VOQ is the smallest fp (OCF); the last VOQ
+                    // seen for the first time, once every eligible VOQ has
+                    // been seen, has the largest fp (YCF). Same picks as
+                    // comparing fp(j) over the eligible j.
+                    let mut seen = 0u64;
+                    let mut last = None;
+                    for &y in self.s.ord_q[..xl].iter().chain(ovf.as_ref()) {
+                        let bit = 1u64 << y;
+                        if elig & bit != 0 && seen & bit == 0 {
+                            seen |= bit;
+                            last = Some(y as usize);
+                            if pol == Policy::Ocf || seen == elig {
+                                break;
                             }
-                        };
-                        if better {
-                            best = Some((f, j));
                         }
                     }
-                    best.expect("eligible").1
+                    last.expect("eligible VOQ in the list")
                 }
             };
             let j = pick;
@@ -952,6 +1079,13 @@ impl Block for StxIngress {
                 .find(|&e| !self.s.rv_q[e])
                 .expect("RTX entry free");
             self.s.rv_q[e] = true;
+            self.rcnt[j] += 1;
+            // The new entry is the youngest (distance 1 after this cycle's
+            // snd + 1; the others keep their order): the oldest changes
+            // only if the queue was empty.
+            if self.old[j].is_none() {
+                self.old[j] = Some(e as u32);
+            }
             self.s.rst_q[e] = false;
             self.s.rseq_q[e] = seq;
             self.s.rid_q[e] = id;
@@ -975,29 +1109,36 @@ impl Block for StxIngress {
             let c = c + usize::from(acc == Some(j));
             let stx_here = stx_inc == 1 && voq_departure == Some(j);
             if stx_here {
-                self.s.vhd_q[j] = ((h + 1) % q) as u8;
-                self.s.vcnt_q[j] = (c - 1) as u8;
+                self.s.vhd_q[j] = ((h + 1) % q) as u16;
+                self.s.vcnt_q[j] = (c - 1) as u16;
             } else {
-                self.s.vhd_q[j] = h as u8;
-                self.s.vcnt_q[j] = c as u8;
+                self.s.vhd_q[j] = h as u16;
+                self.s.vcnt_q[j] = c as u16;
             }
         }
         if let Some(j) = voq_departure {
             ev.wrap = self.s.snd_q[j] as u32 == p.seq_mod() - 1;
             self.s.snd_q[j] = self.add(self.s.snd_q[j], 1);
-            let pos = fp(&self.x, j).expect("departing VOQ in the list");
-            for k in pos..l {
-                self.x[k] = self.x[k + 1];
+            let pos = fp(&self.s.ord_q, j).expect("departing VOQ in the list");
+            // x[k] = x[k + 1] for k in pos..L, x[L] = 0: the entries from
+            // xlen on are 0, so only pos..xlen moves.
+            if let Some(a) = ovf {
+                // xlen = L + 1: the list was full, the grant's VOQ left
+                // (pos < L), the arrival moves into entry L - 1.
+                self.s.ord_q.copy_within(pos + 1..l, pos);
+                self.s.ord_q[l - 1] = a;
+            } else {
+                self.s.ord_q.copy_within(pos + 1..xlen, pos);
+                self.s.ord_q[xlen - 1] = 0;
             }
         }
-        self.s.ord_q.copy_from_slice(&self.x[..l]);
-        self.s.ocnt_q = (xlen - usize::from(voq_departure.is_some())) as u8;
+        self.s.ocnt_q = (xlen - usize::from(voq_departure.is_some())) as u16;
 
         // 6. Requests.
-        let lim = self.c.cfg_req_lim_i;
+        let lim = u16::from(self.c.cfg_req_lim_i);
         let mut req = 0u64;
         for j in 0..n {
-            let pn = self.s.pnd_q[j] + u8::from(acc == Some(j));
+            let pn = self.s.pnd_q[j] + u16::from(acc == Some(j));
             let ou = if gnt_dec == Some(j) {
                 self.s.out_q[j].saturating_sub(1)
             } else {

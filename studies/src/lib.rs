@@ -11,8 +11,9 @@
 //!   butterfly with self-similar traffic.
 //! - [`sizing`]: buffer sizing from a link (seeds 000 and 001).
 //! - [`stx_analytic`]: the STX delay model of seed 004, eqs (1) to (51).
-//! - [`stx_system`]: the slotted STX switch around the arbiter's golden
-//!   model (or its RTL, through [`stx_system::SlotArbiter`]).
+//! - [`stx_system`]: the slotted STX switch study, a driver over the block
+//!   composition `model::stx_switch` (the arbiter's golden model, or its
+//!   RTL, through [`stx_system::SwitchArbiter`]).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

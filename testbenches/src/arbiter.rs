@@ -286,25 +286,25 @@ impl Bench for Arbiter {
             crate::Scenario {
                 name: "fig2a-out-of-order",
                 about: "seed 004 Fig. 2(a): a speculative cell collides with an arbitrated one and is lost; the next wins and waits in the RSQ",
-                build: || scenario::fig2(&scenario::FIG2A, 60),
+                build: || scenario::fig2(&scenario::FIG2A, 60, 8),
                 check: None,
             },
             crate::Scenario {
                 name: "fig2b-duplicate",
                 about: "seed 004 Fig. 2(b): a grant arrives before the ACK and sends a cell twice; the duplicate is dropped",
-                build: || scenario::fig2(&scenario::FIG2B, 50),
+                build: || scenario::fig2(&scenario::FIG2B, 50, 8),
                 check: None,
             },
             crate::Scenario {
                 name: "fig2c-wasted-grant",
                 about: "seed 004 Fig. 2(c): a speculative cell succeeds, its grant finds the VOQ empty",
-                build: || scenario::fig2(&scenario::FIG2C, 30),
+                build: || scenario::fig2(&scenario::FIG2C, 30, 8),
                 check: None,
             },
             crate::Scenario {
                 name: "fig2d-spurious-grant",
                 about: "seed 004 Fig. 2(d): a later cell goes on the earlier cell's grant",
-                build: || scenario::fig2(&scenario::FIG2D, 40),
+                build: || scenario::fig2(&scenario::FIG2D, 40, scenario::FIG2D_B_RTX),
                 check: None,
             },
             crate::Scenario {
@@ -340,18 +340,20 @@ pub mod scenario {
     use model::stim::Stimulus;
     use model::Block;
     use studies::stx_system::traffic::Script;
-    use studies::stx_system::{
-        arbiter_setup, Config, ModelArbiter, SlotArbiter, SlotOutcome, System,
-    };
+    use studies::stx_system::{arbiter_setup, Config, ModelArbiter, SwitchArbiter, System};
 
-    /// Fig. 2(a): arrivals `(slot, input, output)`.
-    pub const FIG2A: [(u64, usize, usize); 4] = [(0, 1, 0), (8, 1, 0), (8, 0, 0), (9, 0, 0)];
+    /// Fig. 2(a): arrivals `(slot, input, output)` (the system's test
+    /// `fig2a_out_of_order_delivery` tells the story).
+    pub const FIG2A: [(u64, usize, usize); 4] = [(0, 1, 0), (1, 1, 0), (8, 0, 0), (10, 0, 0)];
     /// Fig. 2(b).
     pub const FIG2B: [(u64, usize, usize); 3] = [(0, 0, 1), (1, 0, 1), (8, 0, 0)];
     /// Fig. 2(c).
     pub const FIG2C: [(u64, usize, usize); 1] = [(0, 0, 1)];
-    /// Fig. 2(d).
-    pub const FIG2D: [(u64, usize, usize); 2] = [(0, 0, 1), (8, 0, 1)];
+    /// Fig. 2(d), with RTX queues of one entry ([`FIG2D_B_RTX`]): B waits
+    /// in its VOQ for A's grant.
+    pub const FIG2D: [(u64, usize, usize); 2] = [(0, 0, 1), (7, 0, 1)];
+    /// The RTX queue size of the Fig. 2(d) case.
+    pub const FIG2D_B_RTX: usize = 1;
 
     /// The golden arbiter, recording its inputs.
     struct Recorder {
@@ -359,23 +361,25 @@ pub mod scenario {
         cycles: Vec<Cycle<ArbiterInputs>>,
     }
 
-    impl SlotArbiter for Recorder {
-        fn slot(
-            &mut self,
-            reqs: &[Option<usize>],
-            srqs: &[Option<(usize, u16)>],
-            out: &mut SlotOutcome,
-        ) {
-            self.arb.slot(reqs, srqs, out);
-            self.cycles
-                .push(Cycle::Drive(self.arb.last_inputs().clone()));
+    impl SwitchArbiter for Recorder {
+        fn step_into(&mut self, i: &ArbiterInputs, o: &mut ArbiterOutputs) {
+            Block::step_into(&mut self.arb, i, o);
+            self.cycles.push(Cycle::Drive(i.clone()));
         }
     }
 
-    /// The arbiter's stimulus of a Fig. 2 case: `arrivals` into a system of
-    /// N = 4, R = 1, RTT = 8 with STX, for `slots` slots.
-    pub fn fig2(arrivals: &[(u64, usize, usize)], slots: u64) -> Stimulus<Arbiter> {
-        let cfg = Config::new(4, 1, 8, true);
+    /// The system configuration of the Fig. 2 cases: N = 4, R = 1, RTT = 8,
+    /// STX, `B_RTX` entries per RTX queue (8, or 1 for Fig. 2(d)).
+    pub fn fig2_config(b_rtx: usize) -> Config {
+        let mut cfg = Config::new(4, 1, 8, true);
+        cfg.b_rtx = b_rtx;
+        cfg
+    }
+
+    /// The arbiter's stimulus of a Fig. 2 case: `arrivals` into the system
+    /// of [`fig2_config`] for `slots` slots.
+    pub fn fig2(arrivals: &[(u64, usize, usize)], slots: u64, b_rtx: usize) -> Stimulus<Arbiter> {
+        let cfg = fig2_config(b_rtx);
         let (p, c) = arbiter_setup(&cfg);
         let rec = Recorder {
             arb: ModelArbiter::new(&p, &c),

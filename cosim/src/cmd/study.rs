@@ -6,9 +6,20 @@ use anyhow::{anyhow, bail, Context, Result};
 use std::path::{Path, PathBuf};
 
 /// The plots of the sweep CSV `csv`: beside it, with extensions `.svg`
-/// and `.png`.
-pub fn sweep_plot_paths(csv: &Path) -> Result<[PathBuf; 2]> {
-    let paths = ["svg", "png"].map(|ext| csv.with_extension(ext));
+/// and `.png` (the paper's comparison), and `_policies.svg`,
+/// `_policies.png` (the STX policies and delivery schemes).
+pub fn sweep_plot_paths(csv: &Path) -> Result<[PathBuf; 4]> {
+    let stem = csv
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let pol = |ext: &str| csv.with_file_name(format!("{stem}_policies.{ext}"));
+    let paths = [
+        csv.with_extension("svg"),
+        csv.with_extension("png"),
+        pol("svg"),
+        pol("png"),
+    ];
     if paths.iter().any(|p| p == csv) {
         bail!(
             "{}: the sweep CSV cannot have the extension .svg or .png, which its plots take",
@@ -18,8 +29,13 @@ pub fn sweep_plot_paths(csv: &Path) -> Result<[PathBuf; 2]> {
     Ok(paths)
 }
 
-/// Plots the sweep CSV `text` (read from `csv`) to `svg` and `png`.
-pub fn write_sweep_plot(text: &str, csv: &Path, [svg, png]: &[PathBuf; 2]) -> Result<()> {
+/// Plots the sweep CSV `text` (read from `csv`) to `svg` and `png`, and
+/// the policies and schemes to `psvg` and `ppng`.
+pub fn write_sweep_plot(
+    text: &str,
+    csv: &Path,
+    [svg, png, psvg, ppng]: &[PathBuf; 4],
+) -> Result<()> {
     let rows = crate::stx::parse_sweep_csv(text, csv)?;
     let write = |path: &Path, bytes: &[u8]| {
         std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
@@ -27,7 +43,9 @@ pub fn write_sweep_plot(text: &str, csv: &Path, [svg, png]: &[PathBuf; 2]) -> Re
         Ok::<_, anyhow::Error>(())
     };
     write(svg, crate::stx::sweep_svg(&rows)?.as_bytes())?;
-    write(png, &crate::stx::sweep_png(&rows)?)
+    write(png, &crate::stx::sweep_png(&rows)?)?;
+    write(psvg, crate::stx::policy_svg(&rows)?.as_bytes())?;
+    write(ppng, &crate::stx::policy_png(&rows)?)
 }
 
 /// `sweep --plot-only`: plots an existing sweep CSV.
@@ -58,7 +76,7 @@ fn sweep_points(spec: crate::stx::SweepSpec, out: &Path) -> Result<u8> {
         return Err(anyhow!("--iters {}: must be in 1..=8", spec.iters));
     }
     println!(
-        "sweep: N={} RTT={} R={:?} loads={:?} iSLIP x{} warm-up {} + {} measured slots, {} arbiter, {} traffic",
+        "sweep: N={} RTT={} R={:?} loads={:?} iSLIP x{} warm-up {} + {} measured slots, {} arbiter, traffic {:?}, policies {:?}, schemes {:?}{}, VOQs of {}: {} runs",
         spec.n,
         spec.rtt,
         spec.rs,
@@ -67,21 +85,28 @@ fn sweep_points(spec: crate::stx::SweepSpec, out: &Path) -> Result<u8> {
         spec.warmup,
         spec.slots,
         if spec.rtl { "RTL" } else { "model" },
-        match spec.traffic {
-            crate::stx::TrafficKind::Bernoulli => "Bernoulli".to_string(),
-            crate::stx::TrafficKind::OnOff(b) => format!("on/off (mean burst {b})"),
-        }
+        spec.traffics.iter().map(|t| t.name()).collect::<Vec<_>>(),
+        spec.policies.iter().map(|&p| crate::stx::policy_name(p)).collect::<Vec<_>>(),
+        spec.schemes.iter().map(|&s| crate::stx::scheme_name(s)).collect::<Vec<_>>(),
+        if spec.cross { " (every combination)" } else { "" },
+        spec.voq,
+        spec.jobs().len()
     );
     let t0 = std::time::Instant::now();
     let points = sweep(&spec, &|p| {
         println!(
-            "  {:<7} load {:.2}: delay {:8.2} +- {:5.2}  throughput {:.4}  P_Ss {:.3}  ({:.1} s)",
+            "  {:<9} {:<7} {:<6} {:<3} load {:.2}: delay {:8.2} +- {:5.2}  throughput {:.4}  P_Ss {:.3}  refused {}  lost {}  ({:.1} s)",
+            spec.traffics[p.job.traffic].name(),
             p.r.map_or("no STX".to_string(), |r| format!("R={r}")),
+            crate::stx::policy_name(p.job.policy),
+            crate::stx::scheme_name(p.job.scheme),
             p.load,
             p.stats.mean_delay(),
             p.stats.delay_ci95(),
             p.stats.throughput(),
             p.stats.p_ss(),
+            p.stats.arr_dropped,
+            p.stats.lost,
             p.secs
         );
     })?;
@@ -131,10 +156,29 @@ pub struct SweepOpts {
     /// Traffic seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Bursty on/off traffic with this mean burst length instead of
-    /// uniform Bernoulli.
+    /// Traffic patterns (comma separated): `bernoulli` (uniform, the
+    /// paper's), `onoffL` (on/off bursts of mean length L, e.g. `onoff16`).
+    #[arg(long, value_delimiter = ',', default_value = "bernoulli")]
+    pub traffic: Vec<String>,
+    /// Bursty on/off traffic with this mean burst length instead of the
+    /// `--traffic` list (same as `--traffic onoffL`).
     #[arg(long)]
     pub burst: Option<f64>,
+    /// STX policies of the input adapters (comma separated): `ocf` (the
+    /// paper's), `random`, `ycf`.
+    #[arg(long, value_delimiter = ',', default_value = "ocf")]
+    pub policies: Vec<String>,
+    /// Reliable-delivery schemes (comma separated): `sr` (the paper's),
+    /// `gbn`, `saw`.
+    #[arg(long, value_delimiter = ',', default_value = "sr")]
+    pub schemes: Vec<String>,
+    /// Every combination of policy and scheme (default: OCF with every
+    /// scheme, SR with every policy).
+    #[arg(long)]
+    pub cross: bool,
+    /// VOQ depth of the input adapters (a power of two, 2..=512).
+    #[arg(long, default_value_t = 256)]
+    pub voq: usize,
     /// Run the arbiter's verilated RTL instead of its model.
     #[arg(long)]
     pub rtl: bool,
@@ -152,7 +196,7 @@ pub struct SweepOpts {
         value_name = "CSV",
         conflicts_with_all = [
             "n", "rtt", "r", "loads", "iters", "warmup", "slots", "seed", "burst", "rtl",
-            "jobs", "out",
+            "jobs", "out", "traffic", "policies", "schemes", "cross", "voq",
         ]
     )]
     pub plot_only: Option<PathBuf>,
@@ -162,6 +206,51 @@ pub struct SweepOpts {
 pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
     if let Some(csv) = &o.plot_only {
         return cmd_sweep_plot(csv);
+    }
+    use crate::stx::TrafficKind;
+    use studies::stx_system::{Policy, Scheme};
+    let traffics = match o.burst {
+        Some(b) => vec![TrafficKind::OnOff(b)],
+        None => o
+            .traffic
+            .iter()
+            .map(|t| match t.as_str() {
+                "bernoulli" => Ok(TrafficKind::Bernoulli),
+                x => x
+                    .strip_prefix("onoff")
+                    .and_then(|b| b.parse::<f64>().ok())
+                    .filter(|b| *b >= 1.0)
+                    .map(TrafficKind::OnOff)
+                    .ok_or_else(|| {
+                        anyhow!(
+                            "--traffic {x}: expected bernoulli or onoffL (L >= 1, e.g. onoff16)"
+                        )
+                    }),
+            })
+            .collect::<Result<_>>()?,
+    };
+    let policies = o
+        .policies
+        .iter()
+        .map(|p| match p.as_str() {
+            "ocf" => Ok(Policy::Ocf),
+            "random" => Ok(Policy::Random),
+            "ycf" => Ok(Policy::Ycf),
+            x => Err(anyhow!("--policies {x}: expected ocf, random or ycf")),
+        })
+        .collect::<Result<_>>()?;
+    let schemes = o
+        .schemes
+        .iter()
+        .map(|s| match s.as_str() {
+            "sr" => Ok(Scheme::Sr),
+            "gbn" => Ok(Scheme::Gbn),
+            "saw" => Ok(Scheme::Saw),
+            x => Err(anyhow!("--schemes {x}: expected sr, gbn or saw")),
+        })
+        .collect::<Result<_>>()?;
+    if !o.voq.is_power_of_two() || !(2..=512).contains(&o.voq) {
+        bail!("--voq {}: must be a power of two in 2..=512", o.voq);
     }
     sweep_points(
         crate::stx::SweepSpec {
@@ -173,9 +262,11 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
             warmup: o.warmup,
             slots: o.slots,
             seed: o.seed,
-            traffic: o.burst.map_or(crate::stx::TrafficKind::Bernoulli, |b| {
-                crate::stx::TrafficKind::OnOff(b)
-            }),
+            traffics,
+            policies,
+            schemes,
+            cross: o.cross,
+            voq: o.voq,
             rtl: o.rtl,
             jobs: o.jobs,
         },

@@ -1,198 +1,63 @@
 //! Slotted simulation of the OSMOSIS switch with speculative transmission
-//! (STX), seed 004 section III, around the central arbiter
-//! ([`model::arbiter`], or its RTL through the same [`SlotArbiter`] trait).
+//! (STX), seed 004 section III: a thin driver around the switch composition
+//! [`model::stx_switch::Switch`] — `N` input adapters
+//! ([`model::stx_ingress::StxIngress`]), the central arbiter (the golden
+//! [`model::arbiter::Arbiter`], or its verilated RTL, through
+//! [`SwitchArbiter`]), `N` output adapters ([`model::stx_egress::StxEgress`])
+//! and the four `RTT/2` paths. Every adapter decision (VOQs, RTX queues, the
+//! STX policy, R1..R8, the delivery scheme, resequencing, duplicates) is
+//! the block models' own; this module only feeds traffic in, watches the
+//! ports and keeps the statistics.
 //!
-//! # The system
+//! # What is watched
 //!
-//! - `N` **input adapters**, each with a VOQ per output, a retransmission
-//!   (RTX) queue per VOQ of `B_RTX = RTT` cells and a sequence-number counter
-//!   per VOQ. A cell arriving is put in its VOQ and reported to the arbiter
-//!   at once (R1) — unless the VOQ already has `2^CW - 1` requests
-//!   outstanding (the arbiter's counter limit, `docs/arbiter.md`): then the
-//!   request waits in the adapter and goes in the first slot the limit
-//!   allows (one request per input per slot, oldest first). In a slot
-//!   without a grant, or with a wasted one (R2, R8), the adapter sends the oldest eligible cell speculatively (oldest cell
-//!   first, OCF): it moves from the VOQ to the RTX queue and goes to the
-//!   crossbar with a speculative request (SRQ) to the arbiter. Each cell is
-//!   sent speculatively at most once (R5). A cell is eligible if its VOQ's
-//!   RTX queue is not full and `seq(HOL of VOQ) - seq(HOL of RTX) <= B_RSQ`
-//!   (section III-D.4). A speculative cell stays in the RTX queue until its
-//!   ACK arrives or a grant of its VOQ takes it (R6). A grant takes the
-//!   oldest cell of the RTX queue, else the head of the VOQ; the k-th grant
-//!   of a VOQ is *regular* if it carries the VOQ's k-th cell, *spurious* if
-//!   another, *wasted* if there is nothing to send (R7, R8).
-//! - The **arbiter** (any [`SlotArbiter`]) matches the requests (iSLIP) and
-//!   resolves the SRQs against the arbitrated cells in the crossbar (R3, R4).
-//! - The **crossbar** passes every arbitrated cell and the speculative cells
-//!   the arbiter acknowledged; the other speculative cells are lost.
-//! - `N` **output adapters**, each with a resequencing queue (RSQ) of
-//!   `B_RSQ = RTT` cells per input: a cell whose sequence number is below
-//!   the next expected one, or already in the RSQ, is a duplicate and is
-//!   dropped; the others wait in the RSQ until their predecessors are in.
-//!   In-order cells join the output queue (unbounded, as in the paper), which
-//!   sends one cell per slot to the output port.
+//! Each arriving cell gets an id (a per-input counter, 16 bits on the
+//! wire) and a record: arrival slot, output, its index in its VOQ. The
+//! driver reads, every slot, the input adapters' outputs (refused arrivals,
+//! grant classes, retransmissions, speculative sends), the arbiter's
+//! outputs (ACKs, the crossbar configuration), the cells the crossbar hands
+//! each output adapter with their fates, and the deliveries. A copy that
+//! reaches its output `RTT` slots after its cell was sent speculatively is
+//! the speculative copy (every path takes `RTT/2`, and a cell goes
+//! speculatively at most once, R5).
 //!
-//! # Timing (all four paths `RTT/2`, as in the paper's section IV)
-//!
-//! With `d = RTT/2`, a cell arriving at an input in slot `t`:
-//!
-//! - its request reaches the arbiter in slot `t + d` and may be granted in
-//!   that slot; the grant reaches the input in `t + 2d` and the cell is sent
-//!   in that same slot, is in the crossbar in `t + 3d` and at the output in
-//!   `t + 4d`: `2 RTT` without contention. The arbiter is configured with a
-//!   crossbar delay `D = RTT` (grant to crossbar).
-//! - sent speculatively in slot `s >= t` (at the earliest in its arrival
-//!   slot), it is in the crossbar with its SRQ at the arbiter in `s + d`,
-//!   its ACK (if it won) is back at the input in `s + 2d`, the cell at the
-//!   output in `s + 2d`: `RTT` without contention.
-//!
-//! Order inside a slot at an input: the arriving cell is queued (and
-//! requested), then the ACKs of the slot are applied, then the grant, then
-//! the speculative choice. (ACKs before grants: a grant that arrives in the
-//! same slot as the ACK of its cell finds it gone.) At an output: cells
-//! arriving in a slot are handled by increasing input index; then one cell
-//! of the output queue departs; a cell arriving at an empty output queue
-//! departs in the same slot.
+//! The checks that make a run trustworthy are asserted as it goes: every
+//! delivery is the next cell of its VOQ (by id and sequence number), so
+//! every cell is delivered exactly once and in order; a duplicate is a
+//! retransmission of a speculative cell (R7); under selective retry
+//! nothing falls beyond an output adapter's window (that would lose a
+//! cell).
 //!
 //! # Delay
 //!
-//! The delay of a cell is the slot it departs from its output adapter minus
-//! the slot it arrived at its input adapter: it includes the resequencing
-//! delay and the output-queue wait.
+//! The delay of a cell is the slot it leaves its output adapter minus the
+//! slot it arrived at its input adapter. Its *resequencing delay* is the
+//! time from the arrival of its accepted copy at the output adapter to the
+//! slot every predecessor of its VOQ is there too (what the analysis leaves
+//! out); the rest of its stay at the output adapter is the wait for the
+//! output link (round robin among the inputs whose next cell is there).
 
 pub mod traffic;
 
-use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams};
+use model::arbiter::{Arbiter, ArbiterConfig, ArbiterParams};
+use model::stx_egress::{StxEgress, StxEgressConfig, StxEgressParams};
+use model::stx_ingress::{AckKind, StxIngress, StxIngressConfig, StxIngressParams};
+use model::stx_switch::{StxSwitchParts, Switch};
 use model::Block;
 use std::collections::VecDeque;
 use traffic::Traffic;
 
-/// What a [`SlotArbiter`] returns for one slot.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SlotOutcome {
-    /// Per input: the output it is granted in this slot's matching.
-    pub grants: Vec<Option<usize>>,
-    /// Per input: the (16-bit) sequence number of its SRQ of this slot, if
-    /// that speculative cell won.
-    pub acks: Vec<Option<u16>>,
-    /// Per output: the input whose arbitrated cell is in the crossbar in this
-    /// slot (the matching of `D` slots ago).
-    pub xb_arb: Vec<Option<usize>>,
-    /// Per output: the inputs it receives in this slot (bit mask).
-    pub xb_mask: Vec<u64>,
-    /// Requests the arbiter dropped (saturated counters) in this slot.
-    pub dropped: usize,
-}
+pub use model::stx_egress::{Fate, Scheme};
+pub use model::stx_ingress::{GrantKind, Policy};
+pub use model::stx_switch::SwitchArbiter;
 
-impl SlotOutcome {
-    /// An empty outcome for `n` ports.
-    pub fn new(n: usize) -> Self {
-        SlotOutcome {
-            grants: vec![None; n],
-            acks: vec![None; n],
-            xb_arb: vec![None; n],
-            xb_mask: vec![0; n],
-            dropped: 0,
-        }
-    }
-}
-
-/// The central arbiter as the system sees it: one call per slot.
-pub trait SlotArbiter {
-    /// One slot. `reqs[i]`: input `i` reports a new cell for that output;
-    /// `srqs[i]`: input `i`'s speculative cell for that output, with that
-    /// sequence number, is in the crossbar in this slot. Fills `out`.
-    fn slot(
-        &mut self,
-        reqs: &[Option<usize>],
-        srqs: &[Option<(usize, u16)>],
-        out: &mut SlotOutcome,
-    );
-}
-
-/// Packs a slot's requests and SRQs into the arbiter's input ports.
-pub fn arbiter_inputs(
-    inp: &mut ArbiterInputs,
-    reqs: &[Option<usize>],
-    srqs: &[Option<(usize, u16)>],
-) {
-    for (i, r) in reqs.iter().enumerate() {
-        inp.req_valid_i[i] = r.is_some();
-        inp.req_out_i[i] = r.unwrap_or(0) as u8;
-    }
-    for (i, s) in srqs.iter().enumerate() {
-        inp.spec_valid_i[i] = s.is_some();
-        inp.spec_out_i[i] = s.map_or(0, |(j, _)| j as u8);
-        inp.spec_seq_i[i] = s.map_or(0, |(_, q)| q);
-    }
-}
-
-/// Reads the arbiter's output ports into a [`SlotOutcome`].
-pub fn arbiter_outcome(o: &ArbiterOutputs, srqs: &[Option<(usize, u16)>], out: &mut SlotOutcome) {
-    let n = o.gnt_valid_o.len();
-    let mut winners = vec![0u64; n];
-    for (i, srq) in srqs.iter().enumerate().take(n) {
-        out.grants[i] = o.grant(i);
-        out.acks[i] = o.ack(i);
-        if let (Some(_), Some((j, _))) = (out.acks[i], srq) {
-            winners[*j] |= 1 << i;
-        }
-    }
-    for (j, w) in winners.iter().enumerate() {
-        out.xb_mask[j] = o.xb_mask_o[j];
-        out.xb_arb[j] = if o.xb_arb_o[j] {
-            let rest = o.xb_mask_o[j] & !w;
-            (rest != 0).then(|| rest.trailing_zeros() as usize)
-        } else {
-            None
-        };
-    }
-    out.dropped = o.req_drop_o.iter().filter(|&&d| d).count();
-}
-
-/// The golden arbiter model behind [`SlotArbiter`]: one `step` per slot.
-#[derive(Clone, Debug)]
-pub struct ModelArbiter {
-    arb: Arbiter,
-    inp: ArbiterInputs,
-}
-
-impl ModelArbiter {
-    /// The model for `p` and `c` (checked).
-    pub fn new(p: &ArbiterParams, c: &ArbiterConfig) -> Self {
-        Arbiter::check(p, c).expect("arbiter configuration");
-        ModelArbiter {
-            arb: Arbiter::new(p, c),
-            inp: ArbiterInputs::idle(p),
-        }
-    }
-    /// The underlying model.
-    pub fn arbiter(&self) -> &Arbiter {
-        &self.arb
-    }
-    /// The port inputs of the last slot.
-    pub fn last_inputs(&self) -> &ArbiterInputs {
-        &self.inp
-    }
-}
-
-impl SlotArbiter for ModelArbiter {
-    fn slot(
-        &mut self,
-        reqs: &[Option<usize>],
-        srqs: &[Option<(usize, u16)>],
-        out: &mut SlotOutcome,
-    ) {
-        arbiter_inputs(&mut self.inp, reqs, srqs);
-        let o = self.arb.step(&self.inp);
-        arbiter_outcome(&o, srqs, out);
-    }
-}
+/// The golden arbiter model (the switch composition's default arbiter).
+pub type ModelArbiter = Arbiter;
 
 /// The arbiter variant and configuration a system needs: `N` ports (a power
 /// of two, 2..=64), `R` receivers, `iters` iSLIP iterations, STX on or off,
-/// crossbar delay `RTT`. The counter width is the widest verilated one for
-/// `N` (see `docs/arbiter.md`).
+/// crossbar delay `RTT`. The counter width is the widest verilated for `N`
+/// (see `docs/arbiter.md`).
 pub fn arbiter_setup(cfg: &Config) -> (ArbiterParams, ArbiterConfig) {
     let p = Arbiter::variants()
         .into_iter()
@@ -203,10 +68,17 @@ pub fn arbiter_setup(cfg: &Config) -> (ArbiterParams, ArbiterConfig) {
     (p, c)
 }
 
+/// The golden arbiter for `cfg`.
+pub fn model_arbiter(cfg: &Config) -> ModelArbiter {
+    let (p, c) = arbiter_setup(cfg);
+    Arbiter::check(&p, &c).expect("arbiter configuration");
+    Arbiter::new(&p, &c)
+}
+
 /// A system's configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// Ports `N`.
+    /// Ports `N` (a power of two, 2..=64).
     pub n: usize,
     /// Receivers per output `R`.
     pub r: usize,
@@ -216,77 +88,120 @@ pub struct Config {
     pub stx: bool,
     /// iSLIP iterations of the arbiter.
     pub iters: usize,
+    /// STX policy of the input adapters.
+    pub policy: Policy,
+    /// Reliable-delivery scheme of both adapters.
+    pub scheme: Scheme,
+    /// VOQ depth `Q` of the input adapters (a power of two): an arrival
+    /// into a full VOQ is refused and counted ([`Stats::arr_dropped`]).
+    pub voq: usize,
+    /// RTX queue entries per VOQ, `B_RTX`.
+    pub b_rtx: usize,
+    /// `B_RSQ` in the paper's sense: an STX needs
+    /// `seq(head of VOQ) - seq(oldest unacknowledged) <= B_RSQ`
+    /// (the input adapters' `cfg_win_i = B_RSQ + 1`, `docs/stx_ingress.md`).
+    pub b_rsq: usize,
+    /// RSQ slots per input at the output adapters (a power of two): they
+    /// hold the cells out of order *and* those waiting for the output link.
+    pub egress_b: usize,
     /// Statistics cover cells arriving, grants arriving and departures in
     /// slots `measure.0 .. measure.1`.
     pub measure: (u64, u64),
     /// Keep the per-cell delivery trace and the event log.
     pub trace: bool,
-    /// Most requests a VOQ may have outstanding (the arbiter's counter
-    /// maximum `2^CW - 1`).
-    pub req_limit: u64,
 }
 
 impl Config {
     /// `N` ports, `R` receivers, round trip `rtt`, STX on or off; 6 iSLIP
-    /// iterations (as in the paper), statistics over the whole run, no
-    /// trace, the request limit of the arbiter variant of [`arbiter_setup`].
+    /// iterations (as in the paper), OCF and selective retry (the paper's),
+    /// `B_RTX = B_RSQ = RTT`, VOQs of 256 cells, output RSQs of 512 slots
+    /// per input (they also hold the cells waiting for the output link:
+    /// bursts need that many, see `docs/stx.md`), statistics over the whole
+    /// run, no trace.
     pub fn new(n: usize, r: usize, rtt: u64, stx: bool) -> Self {
-        let mut c = Config {
+        Config {
             n,
             r,
             rtt,
             stx,
             iters: 6,
+            policy: Policy::Ocf,
+            scheme: Scheme::Sr,
+            voq: 256,
+            b_rtx: rtt as usize,
+            b_rsq: rtt as usize,
+            egress_b: 512,
             measure: (0, u64::MAX),
             trace: false,
-            req_limit: 0,
+        }
+    }
+
+    /// The switch's parts: the block models' parameters and configurations
+    /// (model range, `StxIngressParams::check_model`), the arbiter of
+    /// [`arbiter_setup`]. Panics with the parameter at fault if a size is
+    /// outside the models' range.
+    pub fn parts(&self) -> StxSwitchParts {
+        let (ap, ac) = arbiter_setup(self);
+        let ow = self.n.trailing_zeros();
+        let sw = 16 - ow;
+        let cw = ap.cw.min(10);
+        let ip = StxIngressParams {
+            n: self.n,
+            q: self.voq,
+            rtt: self.b_rtx,
+            sw,
+            iw: 16,
+            cw,
+            cntw: 32,
         };
-        c.req_limit = arbiter_setup(&c).0.cnt_max() as u64;
-        c
+        let ic = StxIngressConfig {
+            cfg_policy_i: self.policy.code(),
+            cfg_scheme_i: self.scheme.code(),
+            cfg_stx_en_i: self.stx,
+            cfg_win_i: (self.b_rsq + 1) as u16,
+            cfg_req_lim_i: ((1u32 << cw) - 1).min(255) as u8,
+        };
+        let ep = StxEgressParams {
+            n: self.n,
+            r: self.r,
+            b: self.egress_b,
+            sw,
+            iw: 16,
+            cntw: 32,
+        };
+        let ec = StxEgressConfig {
+            cfg_scheme_i: self.scheme.code(),
+        };
+        if let Err(e) = StxIngress::new_model(&ip, &ic) {
+            panic!("input adapter: {e}");
+        }
+        if let Err(e) = StxEgress::new_model(&ep, &ec) {
+            panic!("output adapter: {e}");
+        }
+        StxSwitchParts {
+            ingress: (ip, ic),
+            arbiter: (ap, ac),
+            egress: (ep, ec),
+            rtt: self.rtt as usize,
+        }
     }
-
-    /// `B_RTX = B_RSQ = RTT`.
-    pub fn window(&self) -> usize {
-        self.rtt as usize
-    }
-}
-
-/// The class of a grant at its input (R8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GrantKind {
-    /// Used by the cell that requested it.
-    Regular,
-    /// Used by another cell of the VOQ.
-    Spurious,
-    /// Nothing to send: the VOQ and its RTX queue are empty.
-    Wasted,
-}
-
-/// What happened to a cell arriving at an output adapter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Fate {
-    /// The next expected cell: released at once (with any successors waiting
-    /// in the RSQ).
-    InOrder,
-    /// Out of order: stored in the RSQ.
-    Stored,
-    /// A copy of a cell already received: dropped.
-    Duplicate,
 }
 
 /// One event of the event log (with [`Config::trace`]). Fields: `t` the
-/// slot, `i` the input, `j` the output, `seq` the cell's sequence number in
-/// its VOQ.
+/// slot, `i` the input, `j` the output, `seq` the cell's index in its VOQ
+/// (unwrapped; the adapters carry it modulo `2^SW`).
 #[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Event {
-    /// A cell arrives at input `i` for output `j` and is requested (R1).
+    /// A cell arrives at input `i` for output `j` and is taken.
     Arrive {
         t: u64,
         i: usize,
         j: usize,
         seq: u64,
     },
+    /// A cell arrives at input `i` for output `j` and is refused (VOQ full).
+    Refused { t: u64, i: usize, j: usize },
     /// Input `i` sends cell `seq` speculatively, with an SRQ.
     Stx {
         t: u64,
@@ -294,12 +209,13 @@ pub enum Event {
         j: usize,
         seq: u64,
     },
-    /// The ACK of cell `seq` reaches input `i`.
+    /// The ACK of cell `seq` reaches input `i`, and what it did there.
     Ack {
         t: u64,
         i: usize,
         j: usize,
         seq: u64,
+        kind: AckKind,
     },
     /// A grant for VOQ (`i`, `j`) reaches input `i`; `seq` is the cell it
     /// sends, `retx` whether that cell came from the RTX queue.
@@ -318,6 +234,14 @@ pub enum Event {
         j: usize,
         seq: u64,
     },
+    /// Speculative cell `seq` passes the crossbar unacknowledged, on the
+    /// connection reserved for its input's own (wasted) grant.
+    XbarPass {
+        t: u64,
+        i: usize,
+        j: usize,
+        seq: u64,
+    },
     /// Speculative cell `seq` loses in the crossbar and is dropped.
     XbarLoss {
         t: u64,
@@ -325,7 +249,7 @@ pub enum Event {
         j: usize,
         seq: u64,
     },
-    /// A copy of cell (`i`, `j`, `seq`) reaches output `j`.
+    /// A copy of cell (`i`, `j`, `seq`) reaches output `j`: its fate there.
     OutArrive {
         t: u64,
         i: usize,
@@ -345,26 +269,28 @@ pub struct Delivery {
     pub i: usize,
     /// Output.
     pub j: usize,
-    /// Sequence number of VOQ (`i`, `j`).
+    /// Index of the cell in VOQ (`i`, `j`).
     pub seq: u64,
     /// Arrival slot at the input.
     pub arr: u64,
-    /// The copy received was the speculative one.
+    /// The copy delivered was the speculative one.
     pub spec: bool,
 }
 
 /// Measured figures. Cells are counted if they arrived in the measurement
-/// window; grants if they reached their input in it; departures and
-/// duplicates if they happened in it.
+/// window; grants if they reached their input in it; departures, duplicates
+/// and discards if they happened in it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
     /// Slots of the measurement window.
     pub slots: u64,
     /// Ports.
     pub n: usize,
-    /// Cells arrived in the window.
+    /// Cells arrived in the window and taken by their input adapter.
     pub cells: u64,
-    /// Of those, delivered (by the end of the run).
+    /// Cells arrived in the window and refused (VOQ full).
+    pub arr_dropped: u64,
+    /// Of the cells, delivered (by the end of the run).
     pub delivered: u64,
     /// Sum of their delays.
     pub delay_sum: u64,
@@ -372,7 +298,7 @@ pub struct Stats {
     pub delay_sq_sum: u128,
     /// Largest delay.
     pub delay_max: u64,
-    /// Sum of the slots they spent in an RSQ.
+    /// Sum of their resequencing delays.
     pub reseq_sum: u64,
     /// Of the cells, sent speculatively.
     pub spec_sent: u64,
@@ -382,6 +308,9 @@ pub struct Stats {
     /// receiver was reserved by a grant that turned out wasted (no cell
     /// came): the arbiter cannot know a grant will be wasted.
     pub spec_lost_to_wasted: u64,
+    /// Of the cells, speculative copies that passed the crossbar without an
+    /// ACK on the connection reserved for their own input's wasted grant.
+    pub spec_on_own_phantom: u64,
     /// Departures in the window (all cells).
     pub departures: u64,
     /// Grants reaching their input in the window.
@@ -392,25 +321,28 @@ pub struct Stats {
     pub spurious: u64,
     /// Of those, wasted.
     pub wasted: u64,
-    /// Grants in the window that retransmitted a speculative cell from its
-    /// RTX queue.
+    /// Grants in the window that retransmitted a cell from its RTX queue.
     pub retx: u64,
-    /// Duplicate copies dropped by the output adapters in the window (the
-    /// retransmissions of speculative cells that had won, R7).
+    /// Duplicate copies dropped by the output adapters in the window (R7).
     pub dup_dropped: u64,
-    /// Largest RSQ occupancy seen (any time).
+    /// Copies discarded by the output adapters in the window as out of
+    /// order (GBN, SAW) or beyond the window (must stay 0 under SR).
+    pub discarded: u64,
+    /// Cells dropped beyond an output adapter's window under SR (lost: its
+    /// RSQ, which also holds the cells waiting for the output link, was too
+    /// small); any time. Must stay 0.
+    pub lost: u64,
+    /// ACKs that were void at their input (GBN, SAW: the receiver dropped
+    /// that copy, or an earlier one), in the window.
+    pub ack_void: u64,
+    /// Largest number of cells an output adapter held for one input.
     pub rsq_max: usize,
     /// Largest RTX occupancy seen (any time).
     pub rtx_max: usize,
-    /// RSQ insertions beyond `B_RSQ` (any time; must stay 0).
-    pub rsq_overflow: u64,
+    /// Largest VOQ occupancy seen (any time).
+    pub voq_max: usize,
     /// Requests dropped by the arbiter (any time; must stay 0).
     pub req_dropped: u64,
-    /// Slots in which an input held back a request (counter limit, or more
-    /// than one request waiting), any time.
-    pub req_deferred: u64,
-    /// Cells departing out of sequence (any time; must stay 0).
-    pub order_errors: u64,
     /// Batch means: the measurement window cut into [`BATCHES`] equal
     /// parts by arrival slot; per part the delay sum and the cells delivered.
     pub batches: Vec<(u64, u64)>,
@@ -438,15 +370,16 @@ impl Stats {
     pub fn throughput(&self) -> f64 {
         self.departures as f64 / (self.n as u64 * self.slots.max(1)) as f64
     }
-    /// Offered load measured: arrivals per input per slot.
+    /// Offered load measured: arrivals (taken or refused) per input per slot.
     pub fn offered(&self) -> f64 {
-        self.cells as f64 / (self.n as u64 * self.slots.max(1)) as f64
+        (self.cells + self.arr_dropped) as f64 / (self.n as u64 * self.slots.max(1)) as f64
     }
     /// Share of cells sent speculatively (`P_S`).
     pub fn p_s(&self) -> f64 {
         self.spec_sent as f64 / self.cells.max(1) as f64
     }
-    /// Share of speculative cells that won (`P_{s|S}`).
+    /// Share of speculative cells delivered through their speculative copy
+    /// (`P_{s|S}`).
     pub fn p_s_given_s(&self) -> f64 {
         self.spec_ok as f64 / self.spec_sent.max(1) as f64
     }
@@ -482,89 +415,92 @@ impl Stats {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Cell {
-    seq: u64,
+/// What the driver knows of one cell.
+#[derive(Clone, Copy, Debug, Default)]
+struct Rec {
+    /// Arrival slot.
     arr: u64,
-}
-
-/// A cell on the data path.
-#[derive(Clone, Copy, Debug)]
-struct Flight {
-    i: usize,
+    /// Output.
     j: usize,
+    /// Index in its VOQ.
     seq: u64,
-    arr: u64,
+    /// Slot it was sent speculatively.
+    spec_t: Option<u64>,
+    /// Slot its accepted copy reached the output adapter, and whether it
+    /// was the speculative one.
+    acc: Option<(u64, bool)>,
+    /// Delivered.
+    done: bool,
+    /// In its RTX queue.
+    in_rtx: bool,
+    /// Slot it was last sent (a copy may reach its output until `RTT` later).
+    last_send: u64,
+}
+
+/// A cell on the link from an input to the crossbar (the driver's view of
+/// the upstream path, for the event log and the phantom count).
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    j: usize,
+    id: u16,
     spec: bool,
-    /// Sent on a grant from the RTX queue (a speculative cell sent again).
-    retx: bool,
 }
 
-/// What the inputs put on the upstream paths in one slot.
-#[derive(Clone, Debug)]
-struct Up {
-    reqs: Vec<Option<usize>>,
-    srqs: Vec<Option<(usize, u16)>>,
-    cells: Vec<Option<Flight>>,
-}
-
-/// What the arbiter puts on the downstream control path in one slot.
-#[derive(Clone, Debug)]
-struct Down {
-    grants: Vec<Option<usize>>,
-    acks: Vec<Option<(usize, u64)>>,
-}
-
-#[derive(Clone, Debug)]
-struct Input {
-    voq: Vec<VecDeque<Cell>>,
-    /// RTX queues: speculative cells not yet acknowledged nor granted, in
-    /// sequence order.
-    rtx: Vec<VecDeque<Cell>>,
-    next_seq: Vec<u64>,
-    grants: Vec<u64>,
-    /// Bit `j`: VOQ `j` is not empty.
-    busy: u64,
-    /// Requests not yet sent (outputs, oldest first).
-    pending: VecDeque<usize>,
-    /// Per VOQ: requests sent minus grants received.
-    outstanding: Vec<u64>,
-}
-
-#[derive(Clone, Debug)]
-struct Output {
-    /// Per input: next expected sequence number.
-    next: Vec<u64>,
-    /// Per input: out-of-order cells with the slot they were stored.
-    rsq: Vec<Vec<(Flight, u64)>>,
-    /// In-order cells waiting for the output port, with the slots they spent
-    /// in the RSQ.
-    queue: VecDeque<(Flight, u64)>,
-    /// Per input: sequence number of the next departure (order check).
-    departed: Vec<u64>,
-}
-
-/// The switch: inputs, arbiter, crossbar, outputs and the paths between.
-pub struct System<A: SlotArbiter> {
+/// The switch around arbiter `A`, with its traffic bookkeeping.
+pub struct System<A: SwitchArbiter> {
     cfg: Config,
-    arb: A,
+    sw: Switch<A>,
     t: u64,
-    inputs: Vec<Input>,
-    outputs: Vec<Output>,
-    up: VecDeque<Up>,
-    down: VecDeque<Down>,
-    xo: VecDeque<Vec<Flight>>,
-    outcome: SlotOutcome,
+    d: usize,
+    /// Per input: records of the cells not yet done, oldest first; the
+    /// front's id counter.
+    recs: Vec<VecDeque<Rec>>,
+    base: Vec<u64>,
+    /// Per (input, output): cells taken, cells delivered.
+    taken: Vec<u64>,
+    departed: Vec<u64>,
+    /// Per (input, output): the slot its last delivered cell became in order.
+    inorder: Vec<u64>,
+    /// The cells each input sent, `d` slots deep (oldest first).
+    up: VecDeque<Vec<Option<Sent>>>,
+    /// The arbiter's grants, `d` slots deep.
+    down: VecDeque<Vec<Option<usize>>>,
+    /// ACKs on their way down: (slot due, input, output, seq, id).
+    acks: VecDeque<(u64, usize, usize, u64, u16)>,
+    arr: Vec<Option<(usize, u16)>>,
+    ready: Vec<bool>,
     stats: Stats,
     deliveries: Vec<Delivery>,
     events: Vec<Event>,
-    /// FNV-1a hash of every delivery and every grant, in order.
     hash: u64,
-    /// Per slot: the grants of the matching, hashed (the arbitrated
-    /// schedule, independent of STX).
     grant_hash: u64,
-    /// Cells in the system (arrived, not departed).
     in_system: u64,
+}
+
+/// The few outputs of an input adapter the driver reads.
+#[derive(Clone, Copy, Debug)]
+struct InView {
+    ack_kind_o: u8,
+    gnt_kind_o: u8,
+    cell_valid_o: bool,
+    cell_out_o: u8,
+    cell_id_o: u16,
+    cell_spec_o: bool,
+    cell_retx_o: bool,
+}
+
+impl InView {
+    fn of(o: &model::stx_ingress::StxIngressOutputs) -> Self {
+        InView {
+            ack_kind_o: o.ack_kind_o,
+            gnt_kind_o: o.gnt_kind_o,
+            cell_valid_o: o.cell_valid_o,
+            cell_out_o: o.cell_out_o,
+            cell_id_o: o.cell_id_o,
+            cell_spec_o: o.cell_spec_o,
+            cell_retx_o: o.cell_retx_o,
+        }
+    }
 }
 
 fn fnv(h: &mut u64, x: u64) {
@@ -574,53 +510,45 @@ fn fnv(h: &mut u64, x: u64) {
     }
 }
 
-impl<A: SlotArbiter> System<A> {
-    /// A system, empty, at slot 0. The arbiter must be configured to match
-    /// (`R`, STX, crossbar delay `RTT`): see [`arbiter_setup`].
+impl System<ModelArbiter> {
+    /// The system around the golden arbiter.
+    pub fn with_model(cfg: Config) -> Self {
+        let a = model_arbiter(&cfg);
+        System::new(cfg, a)
+    }
+}
+
+impl<A: SwitchArbiter> System<A> {
+    /// A system, empty, at slot 0. The arbiter must be configured as
+    /// [`arbiter_setup`] says and be in its reset state.
     pub fn new(cfg: Config, arb: A) -> Self {
         let n = cfg.n;
-        assert!((2..=64).contains(&n), "N in 2..=64");
+        assert!(
+            n.is_power_of_two() && (2..=64).contains(&n),
+            "N a power of two in 2..=64"
+        );
         assert!(
             cfg.rtt >= 2 && cfg.rtt.is_multiple_of(2) && cfg.rtt < 128,
             "RTT even in 2..=126"
         );
         assert!(cfg.r >= 1, "R >= 1");
+        let parts = cfg.parts();
+        let sw = Switch::from_parts(&parts, arb).unwrap_or_else(|e| panic!("switch: {e}"));
         let d = (cfg.rtt / 2) as usize;
-        let up = Up {
-            reqs: vec![None; n],
-            srqs: vec![None; n],
-            cells: vec![None; n],
-        };
-        let down = Down {
-            grants: vec![None; n],
-            acks: vec![None; n],
-        };
         System {
-            arb,
+            sw,
             t: 0,
-            inputs: (0..n)
-                .map(|_| Input {
-                    voq: vec![VecDeque::new(); n],
-                    rtx: vec![VecDeque::new(); n],
-                    next_seq: vec![0; n],
-                    grants: vec![0; n],
-                    busy: 0,
-                    pending: VecDeque::new(),
-                    outstanding: vec![0; n],
-                })
-                .collect(),
-            outputs: (0..n)
-                .map(|_| Output {
-                    next: vec![0; n],
-                    rsq: vec![Vec::new(); n],
-                    queue: VecDeque::new(),
-                    departed: vec![0; n],
-                })
-                .collect(),
-            up: (0..d).map(|_| up.clone()).collect(),
-            down: (0..d).map(|_| down.clone()).collect(),
-            xo: (0..d).map(|_| Vec::new()).collect(),
-            outcome: SlotOutcome::new(n),
+            d,
+            recs: vec![VecDeque::new(); n],
+            base: vec![0; n],
+            taken: vec![0; n * n],
+            departed: vec![0; n * n],
+            inorder: vec![0; n * n],
+            up: (0..d).map(|_| vec![None; n]).collect(),
+            down: (0..d).map(|_| vec![None; n]).collect(),
+            acks: VecDeque::new(),
+            arr: vec![None; n],
+            ready: vec![true; n],
             stats: Stats {
                 n,
                 slots: cfg.measure.1.saturating_sub(cfg.measure.0),
@@ -664,21 +592,25 @@ impl<A: SlotArbiter> System<A> {
     pub fn grant_hash(&self) -> u64 {
         self.grant_hash
     }
-    /// Cells that arrived and have not left their output adapter.
+    /// Cells taken that have not left their output adapter.
     pub fn in_system(&self) -> u64 {
         self.in_system
     }
+    /// The switch composition.
+    pub fn switch(&self) -> &Switch<A> {
+        &self.sw
+    }
     /// The arbiter.
     pub fn arbiter(&self) -> &A {
-        &self.arb
+        self.sw.arbiter()
     }
     /// Current occupancy of the RTX queue of VOQ (`i`, `j`).
     pub fn rtx_len(&self, i: usize, j: usize) -> usize {
-        self.inputs[i].rtx[j].len()
+        self.sw.ingress(i).rtx_len(j)
     }
-    /// Current occupancy of the RSQ of input `i` at output `j`.
+    /// Cells output `j` holds for input `i`.
     pub fn rsq_len(&self, j: usize, i: usize) -> usize {
-        self.outputs[j].rsq[i].len()
+        self.sw.egress(j).occupancy(i)
     }
 
     fn in_window(&self, t: u64) -> bool {
@@ -689,6 +621,11 @@ impl<A: SlotArbiter> System<A> {
         if self.cfg.trace {
             self.events.push(e);
         }
+    }
+
+    fn rec(&mut self, i: usize, id: u16) -> &mut Rec {
+        let k = (id.wrapping_sub(self.base[i] as u16)) as usize;
+        &mut self.recs[i][k]
     }
 
     /// Runs `slots` slots with `traffic`.
@@ -706,6 +643,9 @@ impl<A: SlotArbiter> System<A> {
             if self.t >= self.cfg.measure.1 && self.stats.delivered == self.stats.cells {
                 return true;
             }
+            if self.stats.lost > 0 {
+                return false;
+            }
             self.step(traffic);
         }
         self.stats.delivered == self.stats.cells
@@ -716,129 +656,123 @@ impl<A: SlotArbiter> System<A> {
     pub fn drain(&mut self, max: u64) -> bool {
         let mut silence = traffic::Silence;
         for _ in 0..max {
-            if self.in_system == 0 {
+            if self.is_empty() {
                 return true;
             }
             self.step(&mut silence);
         }
-        self.in_system == 0
+        self.is_empty()
     }
 
-    /// Whether every queue and path is empty.
+    /// Whether every cell has left and every RTX queue is empty (the ACKs
+    /// or grants of the last speculative cells have come back).
     pub fn is_empty(&self) -> bool {
         self.in_system == 0
-            && self
-                .inputs
-                .iter()
-                .all(|x| x.voq.iter().all(|q| q.is_empty()) && x.rtx.iter().all(|q| q.is_empty()))
-            && self
-                .outputs
-                .iter()
-                .all(|o| o.queue.is_empty() && o.rsq.iter().all(|q| q.is_empty()))
+            && (0..self.cfg.n).all(|i| (0..self.cfg.n).all(|j| self.sw.ingress(i).rtx_len(j) == 0))
     }
 
-    /// Per (input, output): cells arrived (sequence numbers handed out) and
-    /// cells departed in order.
+    /// Per (input, output): cells taken and cells delivered in order.
     pub fn counts(&self, i: usize, j: usize) -> (u64, u64) {
-        (self.inputs[i].next_seq[j], self.outputs[j].departed[i])
+        let k = i * self.cfg.n + j;
+        (self.taken[k], self.departed[k])
     }
 
     /// One slot.
+    // The input loop indexes the arrivals, the records and the cells sent.
+    #[allow(clippy::needless_range_loop)]
     pub fn step(&mut self, traffic: &mut dyn Traffic) {
         let t = self.t;
         let n = self.cfg.n;
-        let win = self.cfg.window();
-        let up_now = self.up.pop_front().expect("upstream path");
-        let down_now = self.down.pop_front().expect("downstream path");
-        let xo_now = self.xo.pop_front().expect("crossbar to output path");
-        let mut up_new = Up {
-            reqs: vec![None; n],
-            srqs: vec![None; n],
-            cells: vec![None; n],
-        };
+        let rtt = self.cfg.rtt;
+        let win = self.in_window(t);
+
+        // Arrivals: ids are per-input counters.
+        for i in 0..n {
+            self.arr[i] = traffic.arrival(i, t).map(|j| {
+                assert!(j < n, "traffic output {j} out of range");
+                (j, (self.base[i] + self.recs[i].len() as u64) as u16)
+            });
+        }
+        self.sw.cycle(&self.arr, &self.ready);
 
         // 1. Input adapters.
+        let mut sent_now = vec![None; n];
         for i in 0..n {
-            // Arrival and its request (R1).
-            if let Some(j) = traffic.arrival(i, t) {
-                assert!(j < n, "traffic output {j} out of range");
-                let inp = &mut self.inputs[i];
-                let seq = inp.next_seq[j];
-                inp.next_seq[j] += 1;
-                inp.voq[j].push_back(Cell { seq, arr: t });
-                inp.busy |= 1 << j;
-                inp.pending.push_back(j);
-                self.in_system += 1;
-                if self.in_window(t) {
-                    self.stats.cells += 1;
-                }
-                self.log(Event::Arrive { t, i, j, seq });
-            }
-            // One request per slot, oldest first, within the counter limit.
-            let inp = &mut self.inputs[i];
-            let lim = self.cfg.req_limit;
-            if !inp.pending.is_empty() {
-                let pos = inp.pending.iter().position(|&j| inp.outstanding[j] < lim);
-                if pos != Some(0) || inp.pending.len() > 1 {
-                    self.stats.req_deferred += 1;
-                }
-                if let Some(k) = pos {
-                    let j = inp.pending.remove(k).expect("pending request");
-                    inp.outstanding[j] += 1;
-                    up_new.reqs[i] = Some(j);
-                }
-            }
-            // ACKs first (R6): the acknowledged cell leaves the RTX queue.
-            if let Some((j, seq)) = down_now.acks[i] {
-                let rtx = &mut self.inputs[i].rtx[j];
-                if let Some(k) = rtx.iter().position(|c| c.seq == seq) {
-                    rtx.remove(k);
-                }
-                self.log(Event::Ack { t, i, j, seq });
-            }
-            // The grant (R2, R7, R8).
-            let mut link_busy = false;
-            if let Some(j) = down_now.grants[i] {
-                let inp = &mut self.inputs[i];
-                let k = inp.grants[j];
-                inp.grants[j] += 1;
-                inp.outstanding[j] -= 1;
-                let (cell, retx) = if let Some(c) = inp.rtx[j].pop_front() {
-                    (Some(c), true)
-                } else if let Some(c) = inp.voq[j].pop_front() {
-                    if inp.voq[j].is_empty() {
-                        inp.busy &= !(1 << j);
+            if let Some((j, _)) = self.arr[i] {
+                if self.sw.dropped(i) {
+                    if win {
+                        self.stats.arr_dropped += 1;
                     }
-                    (Some(c), false)
+                    self.log(Event::Refused { t, i, j });
                 } else {
-                    (None, false)
-                };
-                let kind = match cell {
-                    None => GrantKind::Wasted,
-                    Some(c) if c.seq == k => GrantKind::Regular,
-                    Some(_) => GrantKind::Spurious,
-                };
-                if let Some(c) = cell {
-                    link_busy = true;
-                    up_new.cells[i] = Some(Flight {
-                        i,
+                    let k = i * n + j;
+                    let seq = self.taken[k];
+                    self.taken[k] += 1;
+                    assert!(
+                        self.recs[i].len() < 1 << 16,
+                        "input {i}: 2^16 cells in the switch"
+                    );
+                    self.recs[i].push_back(Rec {
+                        arr: t,
                         j,
-                        seq: c.seq,
-                        arr: c.arr,
-                        spec: false,
-                        retx,
+                        seq,
+                        ..Rec::default()
                     });
+                    self.in_system += 1;
+                    if win {
+                        self.stats.cells += 1;
+                    }
+                    self.log(Event::Arrive { t, i, j, seq });
+                    let v = self.sw.ingress(i).voq_len(j);
+                    self.stats.voq_max = self.stats.voq_max.max(v);
                 }
+            }
+            let o = InView::of(self.sw.ingress_out(i));
+            // The ACK reaching the input now (sent by the arbiter d ago).
+            let ack = AckKind::from_code(o.ack_kind_o);
+            if ack != AckKind::None {
+                let (due, ai, aj, aseq, aid) = self.acks.pop_front().expect("an ACK on its way");
+                assert_eq!((due, ai), (t, i), "ACK timing");
+                if ack == AckKind::Taken {
+                    self.rec(i, aid).in_rtx = false;
+                }
+                if win && ack == AckKind::Void {
+                    self.stats.ack_void += 1;
+                }
+                self.log(Event::Ack {
+                    t,
+                    i,
+                    j: aj,
+                    seq: aseq,
+                    kind: ack,
+                });
+            }
+            // The grant reaching the input now (issued d ago).
+            let kind = GrantKind::from_code(o.gnt_kind_o);
+            if kind != GrantKind::None {
+                let j = self.down[0][i].expect("a grant on its way");
+                let seq = (kind != GrantKind::Wasted).then(|| {
+                    assert_eq!(o.cell_out_o as usize, j, "grant's cell for its VOQ");
+                    let r = self.rec(i, o.cell_id_o);
+                    assert_eq!(
+                        r.in_rtx, o.cell_retx_o,
+                        "slot {t}: retransmission of a cell not in RTX"
+                    );
+                    r.in_rtx = false;
+                    r.last_send = t;
+                    r.seq
+                });
                 fnv(&mut self.hash, (t << 16) ^ ((i as u64) << 8) ^ j as u64);
                 fnv(&mut self.hash, kind as u64);
-                if self.in_window(t) {
+                if win {
                     self.stats.grants += 1;
                     match kind {
                         GrantKind::Regular => self.stats.regular += 1,
                         GrantKind::Spurious => self.stats.spurious += 1,
                         GrantKind::Wasted => self.stats.wasted += 1,
+                        GrantKind::None => {}
                     }
-                    if retx {
+                    if o.cell_retx_o {
                         self.stats.retx += 1;
                     }
                 }
@@ -847,227 +781,228 @@ impl<A: SlotArbiter> System<A> {
                     i,
                     j,
                     kind,
-                    seq: cell.map(|c| c.seq),
-                    retx,
+                    seq,
+                    retx: o.cell_retx_o,
                 });
+            } else {
+                assert!(self.down[0][i].is_none(), "slot {t}: grant to {i} lost");
             }
-            // Speculative transmission: oldest eligible cell first (R2, R5).
-            if self.cfg.stx && !link_busy {
-                let inp = &self.inputs[i];
-                let mut best: Option<(u64, usize)> = None;
-                let mut rest = inp.busy;
-                while rest != 0 {
-                    let j = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    let hol = inp.voq[j].front().expect("busy VOQ");
-                    let rtx = &inp.rtx[j];
-                    let ok = rtx.len() < win
-                        && rtx.front().is_none_or(|c| hol.seq - c.seq <= win as u64);
-                    if ok && best.is_none_or(|(a, _)| hol.arr < a) {
-                        best = Some((hol.arr, j));
-                    }
-                }
-                if let Some((_, j)) = best {
-                    let inp = &mut self.inputs[i];
-                    let c = inp.voq[j].pop_front().expect("eligible VOQ");
-                    if inp.voq[j].is_empty() {
-                        inp.busy &= !(1 << j);
-                    }
-                    inp.rtx[j].push_back(c);
-                    let occ = inp.rtx[j].len();
-                    self.stats.rtx_max = self.stats.rtx_max.max(occ);
-                    up_new.srqs[i] = Some((j, c.seq as u16));
-                    up_new.cells[i] = Some(Flight {
-                        i,
-                        j,
-                        seq: c.seq,
-                        arr: c.arr,
-                        spec: true,
-                        retx: false,
-                    });
-                    if self.in_window(c.arr) {
+            if o.cell_valid_o {
+                let j = o.cell_out_o as usize;
+                sent_now[i] = Some(Sent {
+                    j,
+                    id: o.cell_id_o,
+                    spec: o.cell_spec_o,
+                });
+                if o.cell_spec_o {
+                    let r = self.rec(i, o.cell_id_o);
+                    assert!(r.spec_t.is_none(), "a cell goes speculatively once (R5)");
+                    r.spec_t = Some(t);
+                    r.in_rtx = true;
+                    r.last_send = t;
+                    let (arr, seq) = (r.arr, r.seq);
+                    if self.in_window(arr) {
                         self.stats.spec_sent += 1;
                     }
-                    self.log(Event::Stx {
-                        t,
-                        i,
-                        j,
-                        seq: c.seq,
-                    });
+                    let x = self.sw.ingress(i).rtx_len(j);
+                    self.stats.rtx_max = self.stats.rtx_max.max(x);
+                    self.log(Event::Stx { t, i, j, seq });
                 }
             }
         }
 
-        // 2. The arbiter: requests and SRQs sent d slots ago.
-        self.arb.slot(&up_now.reqs, &up_now.srqs, &mut self.outcome);
-        self.stats.req_dropped += self.outcome.dropped as u64;
-        for (i, g) in self.outcome.grants.iter().enumerate() {
-            if let Some(j) = g {
+        // 2. Arbiter and crossbar: the cells sent d slots ago.
+        let a = self.sw.arbiter_out();
+        self.stats.req_dropped += a.req_drop_o.iter().filter(|&&x| x).count() as u64;
+        let mut grants_now = vec![None; n];
+        for (i, g) in grants_now.iter_mut().enumerate() {
+            if a.gnt_valid_o[i] {
+                *g = Some(a.gnt_out_o[i] as usize);
                 fnv(
                     &mut self.grant_hash,
-                    (t << 16) ^ ((i as u64) << 8) ^ *j as u64,
+                    (t << 16) ^ ((i as u64) << 8) ^ a.gnt_out_o[i] as u64,
                 );
             }
         }
-        let mut down_new = Down {
-            grants: self.outcome.grants.clone(),
-            acks: vec![None; n],
-        };
-
-        // 3. The crossbar: the cells sent d slots ago.
-        let mut xo_new = Vec::new();
-        let mut at_output = vec![0usize; n];
-        // Outputs whose reserved arbitrated receiver gets no cell (the grant
-        // D slots ago was wasted).
-        let mut phantom: Vec<bool> = self.outcome.xb_arb.iter().map(|a| a.is_some()).collect();
-        for f in up_now.cells.iter().flatten() {
-            if !f.spec {
-                phantom[f.j] = false;
+        let xb_arb: Vec<bool> = a.xb_arb_o.clone();
+        let acked: Vec<bool> = a.ack_valid_o.clone();
+        let at_xb = self.up.pop_front().expect("upstream path");
+        // Outputs whose reserved arbitrated receiver gets no cell.
+        let mut phantom = xb_arb;
+        for s in at_xb.iter().flatten() {
+            if !s.spec {
+                phantom[s.j] = false;
             }
         }
-        for i in 0..n {
-            let Some(f) = up_now.cells[i] else {
+        for (i, s) in at_xb.iter().enumerate() {
+            let Some(s) = *s else { continue };
+            if !s.spec {
+                assert!(!self.sw.xb_dropped(i), "slot {t}: arbitrated cell lost");
                 continue;
+            }
+            let (arr, seq) = {
+                let r = self.rec(i, s.id);
+                (r.arr, r.seq)
             };
-            let j = f.j;
-            if f.spec {
-                let (sj, sq) = up_now.srqs[i].expect("speculative cell without SRQ");
-                assert_eq!((sj, sq), (j, f.seq as u16), "SRQ does not match its cell");
-                if let Some(a) = self.outcome.acks[i] {
-                    assert_eq!(a, f.seq as u16, "ACK for another sequence number");
-                    down_new.acks[i] = Some((j, f.seq));
-                    if self.in_window(f.arr) {
-                        self.stats.spec_ok += 1;
-                    }
-                    at_output[j] += 1;
-                    xo_new.push(f);
-                    self.log(Event::XbarWin {
-                        t,
-                        i,
-                        j,
-                        seq: f.seq,
-                    });
-                } else {
-                    if phantom[j] && self.in_window(f.arr) {
-                        self.stats.spec_lost_to_wasted += 1;
-                    }
-                    self.log(Event::XbarLoss {
-                        t,
-                        i,
-                        j,
-                        seq: f.seq,
-                    });
+            if acked[i] {
+                assert!(!self.sw.xb_dropped(i), "slot {t}: acknowledged cell lost");
+                self.acks.push_back((t + self.d as u64, i, s.j, seq, s.id));
+                self.log(Event::XbarWin { t, i, j: s.j, seq });
+            } else if self.sw.xb_dropped(i) {
+                if phantom[s.j] && self.in_window(arr) {
+                    self.stats.spec_lost_to_wasted += 1;
                 }
+                self.log(Event::XbarLoss { t, i, j: s.j, seq });
             } else {
-                assert_eq!(
-                    self.outcome.xb_arb[j],
-                    Some(i),
-                    "slot {t}: arbitrated cell {i}->{j} not in the arbiter's crossbar configuration"
-                );
-                at_output[j] += 1;
-                xo_new.push(f);
+                // The crossbar connects i to j for i's own arbitrated cell
+                // (a grant of RTT ago that turned out wasted, R8): the
+                // speculative cell passes on that connection, without an
+                // ACK (it stays in its RTX queue; its grant sends it again).
+                if self.in_window(arr) {
+                    self.stats.spec_on_own_phantom += 1;
+                }
+                self.log(Event::XbarPass { t, i, j: s.j, seq });
             }
         }
-        for (j, &k) in at_output.iter().enumerate() {
-            assert!(
-                k <= self.cfg.r,
-                "slot {t}: {k} cells at output {j} with R = {}",
-                self.cfg.r
-            );
-            let _ = j;
-        }
+        self.up.push_back(sent_now);
+        self.down.pop_front();
+        self.down.push_back(grants_now);
 
-        // 4. Output adapters: cells that passed the crossbar d slots ago.
-        for f in xo_now {
-            let (i, j) = (f.i, f.j);
-            let out = &mut self.outputs[j];
-            let fate = if f.seq < out.next[i] || out.rsq[i].iter().any(|(g, _)| g.seq == f.seq) {
-                Fate::Duplicate
-            } else if f.seq == out.next[i] {
-                out.queue.push_back((f, 0));
-                out.next[i] += 1;
-                // release the successors waiting in the RSQ
-                while let Some(k) = out.rsq[i].iter().position(|(g, _)| g.seq == out.next[i]) {
-                    let (g, since) = out.rsq[i].remove(k);
-                    out.queue.push_back((g, t - since));
-                    out.next[i] += 1;
+        // 3. Output adapters: the copies arriving, their fates; deliveries.
+        let mut copies = Vec::new();
+        for j in 0..n {
+            // (input, id, fate) of each copy reaching output j now.
+            copies.clear();
+            let (ei, eo) = (self.sw.egress_in(j), self.sw.egress_out(j));
+            for k in 0..ei.arr_valid_i.len() {
+                if ei.arr_valid_i[k] {
+                    copies.push((
+                        ei.arr_src_i[k] as usize,
+                        ei.arr_id_i[k],
+                        Fate::from_code(eo.arr_fate_o[k]),
+                    ));
                 }
-                Fate::InOrder
-            } else {
-                out.rsq[i].push((f, t));
-                let occ = out.rsq[i].len();
-                self.stats.rsq_max = self.stats.rsq_max.max(occ);
-                if occ > win {
-                    self.stats.rsq_overflow += 1;
-                }
-                Fate::Stored
-            };
-            assert!(
-                fate != Fate::Duplicate || f.retx,
-                "slot {t}: cell ({i},{j},{}) is a duplicate but not a retransmission \
-                 of a speculative cell (R7)",
-                f.seq
-            );
-            if fate == Fate::Duplicate && self.in_window(t) {
-                self.stats.dup_dropped += 1;
             }
-            self.log(Event::OutArrive {
+            let dlv = eo
+                .dlv_valid_o
+                .then_some((eo.dlv_src_o as usize, eo.dlv_seq_o, eo.dlv_id_o));
+            for &(i, id, fate) in &copies {
+                let r = *self.rec(i, id);
+                assert_eq!(r.j, j, "slot {t}: copy of ({i}, id) at the wrong output");
+                let spec = r.spec_t == Some(t - rtt);
+                match fate {
+                    Fate::Delivered | Fate::InOrder | Fate::OutOfOrder => {
+                        assert!(
+                            r.acc.is_none(),
+                            "slot {t}: cell ({i},{j},{}) accepted twice",
+                            r.seq
+                        );
+                        self.rec(i, id).acc = Some((t, spec));
+                        if fate != Fate::Delivered {
+                            let h = self.sw.egress(j).occupancy(i);
+                            self.stats.rsq_max = self.stats.rsq_max.max(h);
+                        }
+                    }
+                    Fate::Duplicate => {
+                        assert!(
+                            r.spec_t.is_some() && !spec,
+                            "slot {t}: duplicate ({i},{j},{}) is not a retransmission of a \
+                             speculative cell (R7)",
+                            r.seq
+                        );
+                        if win {
+                            self.stats.dup_dropped += 1;
+                        }
+                    }
+                    Fate::OutOfWindow => {
+                        if self.cfg.scheme == Scheme::Sr {
+                            // Beyond the window under SR: nothing sends this
+                            // cell again, its VOQ's later cells wait for it
+                            // at the output for ever. Counted; the run stops
+                            // (`run_measured`), the tests require none.
+                            self.stats.lost += 1;
+                        } else if win {
+                            self.stats.discarded += 1;
+                        }
+                    }
+                    f => panic!("slot {t}: fate {f:?} at output {j}"),
+                }
+                self.log(Event::OutArrive {
+                    t,
+                    i,
+                    j,
+                    seq: r.seq,
+                    spec,
+                    fate,
+                });
+            }
+            if let Some((i, seq, id)) = dlv {
+                self.deliver(t, j, i, seq, id);
+            }
+        }
+        // Records retire when no copy of their cell can appear any more.
+        for i in 0..n {
+            while self.recs[i]
+                .front()
+                .is_some_and(|x| x.done && !x.in_rtx && x.last_send + rtt < t)
+            {
+                self.recs[i].pop_front();
+                self.base[i] += 1;
+            }
+        }
+        self.t += 1;
+    }
+
+    fn deliver(&mut self, t: u64, j: usize, i: usize, wire_seq: u16, id: u16) {
+        let n = self.cfg.n;
+        let sw_mod = 1u64 << self.sw.parts().ingress.0.sw;
+        let r = *self.rec(i, id);
+        let k = i * n + j;
+        assert!(
+            !r.done && r.j == j && r.seq == self.departed[k] && wire_seq as u64 == r.seq % sw_mod,
+            "slot {t}: output {j} delivers ({i}, seq {wire_seq}, id {id}), expected cell {} of VOQ ({i},{j})",
+            self.departed[k]
+        );
+        let (acc_t, spec) = r.acc.expect("delivered cell accepted");
+        self.departed[k] += 1;
+        let ready = acc_t.max(self.inorder[k]);
+        self.inorder[k] = ready;
+        self.rec(i, id).done = true;
+        self.in_system -= 1;
+        let delay = t - r.arr;
+        let s = &mut self.stats;
+        if self.cfg.measure.0 <= t && t < self.cfg.measure.1 {
+            s.departures += 1;
+        }
+        if (self.cfg.measure.0..self.cfg.measure.1).contains(&r.arr) {
+            s.delivered += 1;
+            s.delay_sum += delay;
+            s.delay_sq_sum += (delay as u128) * (delay as u128);
+            s.delay_max = s.delay_max.max(delay);
+            s.reseq_sum += ready - acc_t;
+            if spec {
+                s.spec_ok += 1;
+            }
+            let (m0, m1) = self.cfg.measure;
+            let b = ((r.arr - m0) as u128 * BATCHES as u128 / (m1 - m0) as u128) as usize;
+            s.batches[b].0 += delay;
+            s.batches[b].1 += 1;
+        }
+        fnv(
+            &mut self.hash,
+            (t << 24) ^ ((i as u64) << 16) ^ ((j as u64) << 8),
+        );
+        fnv(&mut self.hash, r.seq ^ ((spec as u64) << 63));
+        if self.cfg.trace {
+            self.deliveries.push(Delivery {
                 t,
                 i,
                 j,
-                seq: f.seq,
-                spec: f.spec,
-                fate,
+                seq: r.seq,
+                arr: r.arr,
+                spec,
             });
         }
-        for j in 0..n {
-            let Some((f, reseq)) = self.outputs[j].queue.pop_front() else {
-                continue;
-            };
-            let out = &mut self.outputs[j];
-            if out.departed[f.i] != f.seq {
-                self.stats.order_errors += 1;
-            }
-            out.departed[f.i] = f.seq + 1;
-            self.in_system -= 1;
-            let delay = t - f.arr;
-            let measured = self.in_window(f.arr);
-            let s = &mut self.stats;
-            if self.cfg.measure.0 <= t && t < self.cfg.measure.1 {
-                s.departures += 1;
-            }
-            if measured {
-                s.delivered += 1;
-                s.delay_sum += delay;
-                s.delay_sq_sum += (delay as u128) * (delay as u128);
-                s.delay_max = s.delay_max.max(delay);
-                s.reseq_sum += reseq;
-                let (m0, m1) = self.cfg.measure;
-                let b = ((f.arr - m0) as u128 * BATCHES as u128 / (m1 - m0) as u128) as usize;
-                s.batches[b].0 += delay;
-                s.batches[b].1 += 1;
-            }
-            fnv(
-                &mut self.hash,
-                (t << 24) ^ ((f.i as u64) << 16) ^ ((j as u64) << 8),
-            );
-            fnv(&mut self.hash, f.seq ^ ((f.spec as u64) << 63));
-            if self.cfg.trace {
-                self.deliveries.push(Delivery {
-                    t,
-                    i: f.i,
-                    j,
-                    seq: f.seq,
-                    arr: f.arr,
-                    spec: f.spec,
-                });
-            }
-        }
-
-        self.up.push_back(up_new);
-        self.down.push_back(down_new);
-        self.xo.push_back(xo_new);
-        self.t += 1;
     }
 }
 

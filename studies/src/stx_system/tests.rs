@@ -7,23 +7,32 @@ fn system(n: usize, r: usize, rtt: u64, stx: bool, measure: (u64, u64)) -> Syste
     let mut cfg = Config::new(n, r, rtt, stx);
     cfg.measure = measure;
     cfg.trace = true;
-    let (p, c) = arbiter_setup(&cfg);
-    System::new(cfg, ModelArbiter::new(&p, &c))
+    System::with_model(cfg)
 }
 
+/// Speed of the model system at the study's size (`cargo test --release -p
+/// studies timing_probe -- --ignored --nocapture`); the figures are in
+/// `docs/stx.md`, section 5.
 #[test]
 #[ignore]
 fn timing_probe() {
-    for &(n, l) in &[(64usize, 0.5f64), (64, 0.9)] {
-        let mut s = system(n, 2, 64, true, (1000, 6000));
+    for &(n, l, r) in &[
+        (64usize, 0.1f64, 2usize),
+        (64, 0.5, 2),
+        (64, 0.9, 2),
+        (64, 0.5, 8),
+    ] {
+        let mut s = system(n, r, 64, true, (1000, 6000));
+        s.cfg.trace = false;
         let mut tr = Bernoulli::new(n, l, 1);
         let t0 = std::time::Instant::now();
         s.run(&mut tr, 6000);
         let e = t0.elapsed().as_secs_f64();
         let st = s.stats();
         println!(
-            "N={n} λ={l}: {:.1} us/slot, D={:.2} thr={:.3} PS={:.3} PSs={:.3} Q={:.3} Pw={:.3} rsq={} rtx={}",
+            "N={n} R={r} λ={l}: {:.1} us/slot ({:.0} slots/s), D={:.2} thr={:.3} PS={:.3} PSs={:.3} Q={:.3} Pw={:.3} rsq={} rtx={}",
             e / 6000.0 * 1e6,
+            6000.0 / e,
             st.mean_delay(),
             st.throughput(),
             st.p_s(),
@@ -91,7 +100,8 @@ fn fig2c_wasted_grant() {
         t: 8,
         i: 0,
         j: 1,
-        seq: 0
+        seq: 0,
+        kind: AckKind::Taken
     }));
     assert!(ev.contains(&Event::Grant {
         t: 8,
@@ -106,13 +116,26 @@ fn fig2c_wasted_grant() {
 }
 
 /// Fig. 2(d), spurious grant: A goes speculatively at t0 = 0 and is
-/// acknowledged at t2 = 8; B arrives at t2 and is sent on A's grant (arriving
-/// in the same slot): B did not wait a round trip for a grant, its delay is
-/// RTT although it went arbitrated. B's own grant, at t4 = 16, is wasted.
+/// acknowledged at t2 = 8; B, waiting in the VOQ, is sent on A's grant
+/// (arriving in the same slot): B did not wait a round trip for a grant,
+/// its delay is about RTT although it went arbitrated. B's own grant, at
+/// t4 - 1 = 15, is wasted.
+///
+/// With the input adapter block the scenario needs B in the VOQ, not sent
+/// speculatively, when A's grant comes: the block handles the grant before
+/// the arrival of the same slot (`docs/stx_ingress.md`, "Order inside a
+/// cycle"; the old hand adapter queued the arrival first), and it sends an
+/// eligible cell speculatively at once. So B arrives at 7 with `B_RTX = 1`
+/// (A's entry fills the RTX queue until its ACK at 8): B is not eligible
+/// and waits. Its delay is 16 - 7 = 9 (RTT + 1), against 2 RTT = 16.
 #[test]
 fn fig2d_spurious_grant() {
-    let mut s = system(4, 1, 8, true, (0, 100));
-    s.run(&mut Script::new(&[(0, 0, 1), (8, 0, 1)]), 40);
+    let mut cfg = Config::new(4, 1, 8, true);
+    cfg.measure = (0, 100);
+    cfg.trace = true;
+    cfg.b_rtx = 1;
+    let mut s = System::with_model(cfg);
+    s.run(&mut Script::new(&[(0, 0, 1), (7, 0, 1)]), 40);
     assert!(s.is_empty());
     let ev = s.events();
     assert!(ev.contains(&Event::Grant {
@@ -124,7 +147,7 @@ fn fig2d_spurious_grant() {
         retx: false
     }));
     assert!(ev.contains(&Event::Grant {
-        t: 16,
+        t: 15,
         i: 0,
         j: 1,
         kind: GrantKind::Wasted,
@@ -132,7 +155,7 @@ fn fig2d_spurious_grant() {
         retx: false
     }));
     let b = s.deliveries()[1];
-    assert_eq!((b.seq, b.spec, b.t - b.arr), (1, false, 8));
+    assert_eq!((b.seq, b.spec, b.t - b.arr), (1, false, 9));
     let st = s.stats();
     assert_eq!((st.spurious, st.wasted, st.regular), (1, 1, 0));
 }
@@ -183,19 +206,23 @@ fn fig2b_duplicate_delivery() {
         seq: Some(0),
         retx: true
     }));
+    // A's ACK finds its RTX entry gone (sent again on the grant): unknown.
     assert!(ev.contains(&Event::Ack {
         t: 17,
         i: 0,
         j: 0,
-        seq: 0
+        seq: 0,
+        kind: AckKind::Unknown
     }));
+    // (the output adapter delivers an in-order cell that finds the link
+    // free in its arrival slot: `Delivered`, the old system's `InOrder`)
     assert!(ev.contains(&Event::OutArrive {
         t: 17,
         i: 0,
         j: 0,
         seq: 0,
         spec: true,
-        fate: Fate::InOrder
+        fate: Fate::Delivered
     }));
     assert!(ev.contains(&Event::OutArrive {
         t: 24,
@@ -211,19 +238,26 @@ fn fig2b_duplicate_delivery() {
     assert_eq!(s.stats().dup_dropped, 2);
 }
 
-/// Fig. 2(a), out-of-order delivery, R = 1. Input 1's cell B1 goes on a
-/// spurious grant at 8 and is an arbitrated cell in the crossbar at 12. Cell
-/// A (input 0, same output) arrives at t0 = 8 and goes speculatively at once:
-/// it collides with B1 at t1 = 12 and is dropped (R4). Cell B arrives at
-/// t0 + 1, goes speculatively and wins: it reaches the output at t2 + 1 = 17,
-/// before A, which waits for its grant. B is not discarded but stored in the
-/// RSQ until A arrives (retransmitted on its grant); then both leave in
-/// order.
+/// Fig. 2(a), out-of-order delivery, R = 1. Input 1's cells X and Y (for
+/// output 0) arrive at 0 and 1 and go speculatively at once; X's grant
+/// reaches input 1 at 8, after X's ACK, and sends Y again (spurious, from
+/// the RTX queue): Y is an arbitrated cell in the crossbar at 12. Cell A
+/// (input 0, same output) arrives at t0 = 8 and goes speculatively at once:
+/// it collides with Y at t1 = 12 and is dropped (R4). Cell B arrives at 10,
+/// goes speculatively and wins (at 14): it reaches the output at 18, before
+/// A, which waits for its grant (at the input at 16, retransmitted from the
+/// RTX queue). B is not discarded but held until A arrives; then both
+/// leave in order.
+///
+/// (The old hand-adapter version had B1 arrive at 8 and go on X's grant of
+/// the same slot; the input adapter block handles the grant before the
+/// arrival, so the arbitrated cell here is Y's retransmission. B arrives at
+/// 10, not 9: at 13 the crossbar is reserved for Y's own grant, wasted.)
 #[test]
 fn fig2a_out_of_order_delivery() {
     let mut s = system(4, 1, 8, true, (0, 100));
     s.run(
-        &mut Script::new(&[(0, 1, 0), (8, 1, 0), (8, 0, 0), (9, 0, 0)]),
+        &mut Script::new(&[(0, 1, 0), (1, 1, 0), (8, 0, 0), (10, 0, 0)]),
         60,
     );
     assert!(s.is_empty());
@@ -234,7 +268,7 @@ fn fig2a_out_of_order_delivery() {
         j: 0,
         kind: GrantKind::Spurious,
         seq: Some(1),
-        retx: false
+        retx: true
     }));
     assert!(ev.contains(&Event::Stx {
         t: 8,
@@ -249,24 +283,24 @@ fn fig2a_out_of_order_delivery() {
         seq: 0
     }));
     assert!(ev.contains(&Event::Stx {
-        t: 9,
+        t: 10,
         i: 0,
         j: 0,
         seq: 1
     }));
     assert!(ev.contains(&Event::XbarWin {
-        t: 13,
+        t: 14,
         i: 0,
         j: 0,
         seq: 1
     }));
     assert!(ev.contains(&Event::OutArrive {
-        t: 17,
+        t: 18,
         i: 0,
         j: 0,
         seq: 1,
         spec: true,
-        fate: Fate::Stored
+        fate: Fate::OutOfOrder
     }));
     // A arrives later, retransmitted on its own grant, and releases B
     let a = find(&s, |e| {
@@ -276,7 +310,7 @@ fn fig2a_out_of_order_delivery() {
                 i: 0,
                 j: 0,
                 seq: 0,
-                fate: Fate::InOrder,
+                fate: Fate::Delivered,
                 ..
             }
         )
@@ -285,7 +319,7 @@ fn fig2a_out_of_order_delivery() {
     let Event::OutArrive { t: ta, spec, .. } = *a[0] else {
         unreachable!()
     };
-    assert!(ta > 17 && !spec, "A at {ta}");
+    assert!(ta > 18 && !spec, "A at {ta}");
     let from0: Vec<(u64, u64)> = s
         .deliveries()
         .iter()
@@ -293,7 +327,7 @@ fn fig2a_out_of_order_delivery() {
         .map(|d| (d.seq, d.t))
         .collect();
     assert_eq!(from0.iter().map(|x| x.0).collect::<Vec<_>>(), vec![0, 1]);
-    assert!(from0[1].1 >= ta, "B leaves after A arrived");
+    assert!(from0[1].1 > ta, "B leaves after A");
     assert_eq!(s.stats().rsq_max, 1);
     assert!(s.stats().reseq_sum > 0);
 }
@@ -309,8 +343,25 @@ fn random_run(
     seed: u64,
     slots: u64,
 ) -> System<ModelArbiter> {
-    let mut s = system(n, r, rtt, stx, (slots / 5, slots));
-    s.cfg.trace = false;
+    random_run_with(n, r, rtt, stx, load, bursty, seed, slots, |_| {})
+}
+
+#[allow(clippy::too_many_arguments)]
+fn random_run_with(
+    n: usize,
+    r: usize,
+    rtt: u64,
+    stx: bool,
+    load: f64,
+    bursty: bool,
+    seed: u64,
+    slots: u64,
+    set: impl Fn(&mut Config),
+) -> System<ModelArbiter> {
+    let mut cfg = Config::new(n, r, rtt, stx);
+    cfg.measure = (slots / 5, slots);
+    set(&mut cfg);
+    let mut s = System::with_model(cfg);
     let mut tr: Box<dyn Traffic> = if bursty {
         Box::new(traffic::OnOff::new(n, load, 12.0, seed))
     } else {
@@ -320,6 +371,11 @@ fn random_run(
     s
 }
 
+/// Drains the system and checks what the driver did not already assert
+/// slot by slot (every delivery the next cell of its VOQ, no duplicate that
+/// is not a retransmission, nothing beyond an output's window under SR):
+/// every cell taken was delivered, the queues stayed within their bounds,
+/// no request or arrival was lost.
 fn check_delivered_once_in_order(s: &mut System<ModelArbiter>) {
     assert!(s.drain(200_000), "system did not drain");
     assert!(s.is_empty());
@@ -327,15 +383,18 @@ fn check_delivered_once_in_order(s: &mut System<ModelArbiter>) {
     for i in 0..n {
         for j in 0..n {
             let (arr, dep) = s.counts(i, j);
-            assert_eq!(arr, dep, "VOQ ({i},{j}): {arr} arrived, {dep} delivered");
+            assert_eq!(arr, dep, "VOQ ({i},{j}): {arr} taken, {dep} delivered");
         }
     }
     let st = s.stats();
-    let w = s.config().window();
-    assert_eq!(st.order_errors, 0, "out-of-order departures");
-    assert_eq!(st.rsq_overflow, 0, "RSQ overflow");
-    assert!(st.rsq_max <= w && st.rtx_max <= w, "{st:?}");
+    let c = s.config();
+    assert!(st.rsq_max <= c.egress_b && st.rtx_max <= c.b_rtx, "{st:?}");
+    if c.scheme == Scheme::Saw {
+        assert!(st.rtx_max <= 1, "SAW: one speculative cell per VOQ");
+    }
+    assert!(st.voq_max <= c.voq);
     assert_eq!(st.req_dropped, 0);
+    assert_eq!(st.lost, 0, "cells lost beyond an output's window");
     assert_eq!(st.delivered, st.cells, "every measured cell delivered");
 }
 
@@ -352,6 +411,20 @@ fn random_runs_deliver_every_cell_once_in_order() {
                 let mut s = random_run(n, r, rtt, true, load, bursty, seed, 6000);
                 let st = s.stats().clone();
                 assert!(st.spec_sent > 0 && st.grants > 0);
+                // Arrivals refused: none for N >= 8. At N = 4 the input
+                // adapter's pending-request counters are 4 bits (the width
+                // of the arbiter verilated for N = 4) and fill at high or
+                // bursty load, refusing arrivals (measured: 21 of 18 213 at
+                // λ = 0.95, 122 of 11 326 on/off at 0.6, R = 1; none at 0.3
+                // and 0.7). The old hand adapter kept an unbounded list of
+                // deferred requests; the block bounds it
+                // (`docs/stx_ingress.md`). Refused cells are not in the
+                // switch: the delivery checks cover every cell taken.
+                if n == 4 {
+                    assert!(st.arr_dropped * 50 < st.cells, "{st:?}");
+                } else {
+                    assert_eq!(st.arr_dropped, 0, "N={n} R={r} λ={load}: arrivals refused");
+                }
                 check_delivered_once_in_order(&mut s);
             }
         }
@@ -431,4 +504,74 @@ fn light_load_delay_rtt_vs_two_rtt() {
     let (with, without) = (run(true), run(false));
     assert!((64.0..66.0).contains(&with), "with STX {with}");
     assert!((128.0..130.0).contains(&without), "without STX {without}");
+}
+
+/// Every policy and every delivery scheme, over sizes, receivers, loads and
+/// both traffic patterns: every cell delivered exactly once and in order
+/// (asserted by the driver slot by slot, and at the drain). GBN and SAW
+/// discard out-of-order copies and void their ACKs; SR never discards;
+/// SAW keeps at most one speculative cell per VOQ.
+#[test]
+fn every_policy_and_scheme_delivers_every_cell_once_in_order() {
+    let mut seed = 100;
+    for policy in [Policy::Ocf, Policy::Random, Policy::Ycf] {
+        for scheme in [Scheme::Sr, Scheme::Gbn, Scheme::Saw] {
+            for &(n, r, load, bursty) in &[
+                (8usize, 1usize, 0.5, false),
+                (16, 2, 0.8, false),
+                (8, 2, 0.6, true),
+            ] {
+                seed += 1;
+                let mut s = random_run_with(n, r, 16, true, load, bursty, seed, 5000, |c| {
+                    c.policy = policy;
+                    c.scheme = scheme;
+                });
+                let st = s.stats().clone();
+                let what = format!("{policy:?} {scheme:?} N={n} R={r} λ={load} bursty={bursty}");
+                assert!(st.spec_sent > 0 && st.spec_ok > 0, "{what}: {st:?}");
+                if scheme == Scheme::Sr {
+                    assert_eq!((st.discarded, st.ack_void), (0, 0), "{what}");
+                }
+                check_delivered_once_in_order(&mut s);
+            }
+        }
+    }
+}
+
+/// The schemes differ where they must: at a load with collisions, GBN and
+/// SAW discard out-of-order copies (and void ACKs) which SR keeps, SAW
+/// speculates less than SR, and SR resequences while GBN/SAW never hold a
+/// cell out of order.
+#[test]
+fn schemes_differ_as_specified() {
+    let run = |scheme| {
+        let s = random_run_with(16, 1, 16, true, 0.4, false, 9, 8000, |c| c.scheme = scheme);
+        s.stats().clone()
+    };
+    let (sr, gbn, saw) = (run(Scheme::Sr), run(Scheme::Gbn), run(Scheme::Saw));
+    assert_eq!(sr.discarded, 0);
+    assert!(gbn.discarded > 0 && gbn.ack_void > 0, "{gbn:?}");
+    assert!(
+        saw.spec_sent < sr.spec_sent,
+        "SAW {} vs SR {}",
+        saw.spec_sent,
+        sr.spec_sent
+    );
+    assert!(sr.reseq_sum > 0);
+    assert_eq!((gbn.reseq_sum, saw.reseq_sum), (0, 0));
+}
+
+/// The policies pick differently: OCF, random and YCF runs on the same
+/// traffic send other cells speculatively (other traces), all deliver.
+#[test]
+fn policies_pick_differently() {
+    let run = |policy| {
+        let s = random_run_with(16, 2, 16, true, 0.5, false, 21, 4000, |c| c.policy = policy);
+        (s.trace_hash(), s.grant_hash())
+    };
+    let (o, r, y) = (run(Policy::Ocf), run(Policy::Random), run(Policy::Ycf));
+    assert!(o.0 != r.0 && o.0 != y.0 && r.0 != y.0);
+    // The matching does not depend on the STX choice (R1: every arrival is
+    // requested the same way).
+    assert!(o.1 == r.1 && o.1 == y.1);
 }

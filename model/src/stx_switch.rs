@@ -1,0 +1,1333 @@
+//! Golden model of the STX switch (`rtl/stx_switch.v`, spec
+//! `docs/stx_switch.md`): `N` input adapters ([`StxIngress`]), the crossbar
+//! arbiter ([`Arbiter`], or any [`SwitchArbiter`]) and `N` output adapters
+//! ([`StxEgress`]), joined by delay lines of `RTT/2` slots on the four
+//! paths of seed 004 section III (requests, SRQs and cells up to the
+//! arbiter and crossbar; grants and ACKs down to the inputs; the crossbar's
+//! cells on to the outputs).
+//!
+//! This is a **composition**: every adapter decision is the component
+//! models' own; this module only wires them, delays and routes.
+//!
+//! # One cycle
+//!
+//! With `d = RTT/2`, in cycle `t`:
+//!
+//! 1. every input adapter steps with the cell arriving on its link (the
+//!    switch's inputs) and the grant and ACK the arbiter gave in `t - d`;
+//! 2. the arbiter steps with the requests and SRQs the inputs made in
+//!    `t - d` (crossbar delay `D = RTT`: a grant of `t` finds its cell in
+//!    the crossbar in `t + RTT`);
+//! 3. the crossbar routes the cells the inputs sent in `t - d`: output `j`
+//!    receives input `i`'s cell when bit `i` of the arbiter's `xb_mask_o[j]`
+//!    is set and the cell is for `j`, on receivers `0, 1, ...` by increasing
+//!    input index; other cells are lost (a speculative cell that lost its
+//!    collision);
+//! 4. every output adapter steps with what the crossbar gave it in `t - d`
+//!    and its link's ready.
+//!
+//! Every path is a register chain, so there is no combinational path from
+//! one adapter to another; the outputs of a cycle are the components'
+//! outputs of that cycle.
+//!
+//! # Use from a system study
+//!
+//! ```
+//! use model::stx_switch::{StxSwitch, StxSwitchConfig, StxSwitchParams};
+//! use model::Block;
+//!
+//! let p = StxSwitchParams::default(); // N = 8, RTT = 8
+//! let c = StxSwitch::default_config(&p);
+//! let mut sw = StxSwitch::new(&p, &c);
+//! let mut arr = vec![None; p.n];
+//! arr[3] = Some((5, 0x2a)); // a cell for output 5, id 0x2a, at input 3
+//! let ready = vec![true; p.n];
+//! sw.cycle(&arr, &ready);
+//! assert!(!sw.dropped(3));
+//! arr[3] = None;
+//! let mut t = 1;
+//! while sw.delivery(5).is_none() {
+//!     sw.cycle(&arr, &ready);
+//!     t += 1;
+//! }
+//! // Sent speculatively in its arrival cycle, it reaches the output RTT later.
+//! assert_eq!(t - 1, p.rtt);
+//! assert_eq!(sw.delivery(5).unwrap().id, 0x2a);
+//! ```
+//!
+//! [`Switch::from_parts`] builds the same switch from the components'
+//! parameters and configurations (any sizes the component models accept)
+//! and an arbiter of the caller's (the verilated RTL, for instance).
+
+use crate::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams};
+use crate::block::{check_range, refill, Block, ConfigError, Params};
+use crate::port::PortGroup;
+use crate::stx_egress::{
+    Fate, Scheme, StxEgress, StxEgressConfig, StxEgressInputs, StxEgressOutputs, StxEgressParams,
+};
+use crate::stx_ingress::{
+    AckKind, GrantKind, Policy, StxIngress, StxIngressConfig, StxIngressInputs, StxIngressOutputs,
+    StxIngressParams,
+};
+use arbitrary_int::u2;
+
+/// The arbiter of a switch: the golden model, or anything that steps like
+/// it (the verilated RTL in `cosim`).
+pub trait SwitchArbiter {
+    /// One slot: this slot's outputs into `o` (every field), then the next
+    /// state (as [`Block::step_into`]).
+    fn step_into(&mut self, i: &ArbiterInputs, o: &mut ArbiterOutputs);
+}
+
+impl SwitchArbiter for Arbiter {
+    fn step_into(&mut self, i: &ArbiterInputs, o: &mut ArbiterOutputs) {
+        Block::step_into(self, i, o);
+    }
+}
+
+/// Structural parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StxSwitchParams {
+    /// Ports (inputs = outputs), a power of two.
+    pub n: usize,
+    /// VOQ depth of the input adapters.
+    pub q: usize,
+    /// RTX queue entries per VOQ (`B_RTX`, the input adapters' `RTT`).
+    pub rtx: usize,
+    /// RSQ entries per input at the output adapters (`B_RSQ`).
+    pub b: usize,
+    /// Receivers per output (the output adapters' `R`).
+    pub r: usize,
+    /// Round trip in slots, even; each of the four paths is `RTT/2`.
+    pub rtt: usize,
+    /// Sequence number width (both adapters).
+    pub sw: u32,
+    /// Cell id width.
+    pub iw: u32,
+    /// Request counter width (input adapters and arbiter).
+    pub cw: u32,
+    /// Statistics counter width (both adapters).
+    pub cntw: u32,
+}
+
+impl StxSwitchParams {
+    /// Port index width `log2(N)`.
+    pub const fn ow(&self) -> u32 {
+        crate::stx_ingress::clog2(self.n)
+    }
+    /// The delay of each path, `RTT/2`.
+    pub const fn half(&self) -> usize {
+        self.rtt / 2
+    }
+    /// The input adapters' parameters.
+    pub fn ingress(&self) -> StxIngressParams {
+        StxIngressParams {
+            n: self.n,
+            q: self.q,
+            rtt: self.rtx,
+            sw: self.sw,
+            iw: self.iw,
+            cw: self.cw,
+            cntw: self.cntw,
+        }
+    }
+    /// The arbiter's parameters.
+    pub fn arbiter(&self) -> ArbiterParams {
+        ArbiterParams::new(self.n, self.cw)
+    }
+    /// The output adapters' parameters.
+    pub fn egress(&self) -> StxEgressParams {
+        StxEgressParams {
+            n: self.n,
+            r: self.r,
+            b: self.b,
+            sw: self.sw,
+            iw: self.iw,
+            cntw: self.cntw,
+        }
+    }
+    /// The components' parameters and configurations for configuration `c`.
+    /// A `cfg_recv_i` outside `1..=R` reaches the arbiter as 0 (which flags
+    /// it: no matching, no ACK).
+    pub fn parts(&self, c: &StxSwitchConfig) -> StxSwitchParts {
+        let recv = c.cfg_recv_i as usize;
+        let recv = if (1..=self.r).contains(&recv) {
+            recv
+        } else {
+            0
+        };
+        StxSwitchParts {
+            ingress: (
+                self.ingress(),
+                StxIngressConfig {
+                    cfg_policy_i: c.cfg_policy_i,
+                    cfg_scheme_i: c.cfg_scheme_i,
+                    cfg_stx_en_i: c.cfg_stx_en_i,
+                    cfg_win_i: c.cfg_win_i,
+                    cfg_req_lim_i: c.cfg_req_lim_i,
+                },
+            ),
+            arbiter: (
+                self.arbiter(),
+                ArbiterConfig::new(
+                    recv as u8,
+                    c.cfg_iter_i & 0xf,
+                    c.cfg_stx_en_i,
+                    self.rtt as u8,
+                ),
+            ),
+            egress: (
+                self.egress(),
+                StxEgressConfig {
+                    cfg_scheme_i: c.cfg_scheme_i,
+                },
+            ),
+            rtt: self.rtt,
+        }
+    }
+}
+
+impl Default for StxSwitchParams {
+    fn default() -> Self {
+        StxSwitch::variants()[0]
+    }
+}
+
+impl Params for StxSwitchParams {
+    fn verilog(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("N", self.n as u64),
+            ("Q", self.q as u64),
+            ("RTX", self.rtx as u64),
+            ("B", self.b as u64),
+            ("R", self.r as u64),
+            ("RTT", self.rtt as u64),
+            ("SW", self.sw as u64),
+            ("IW", self.iw as u64),
+            ("CW", self.cw as u64),
+            ("CNTW", self.cntw as u64),
+        ]
+    }
+}
+
+/// The components of a switch: parameters and configurations of the input
+/// adapters, the arbiter and the output adapters, and the round trip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StxSwitchParts {
+    /// Every input adapter.
+    pub ingress: (StxIngressParams, StxIngressConfig),
+    /// The arbiter (its `cfg_xbar_delay_i` must be `rtt`).
+    pub arbiter: (ArbiterParams, ArbiterConfig),
+    /// Every output adapter.
+    pub egress: (StxEgressParams, StxEgressConfig),
+    /// Round trip in slots, even, at least 2.
+    pub rtt: usize,
+}
+
+impl StxSwitchParts {
+    /// The switch's parameters these parts make.
+    pub fn params(&self) -> StxSwitchParams {
+        let (i, e) = (&self.ingress.0, &self.egress.0);
+        StxSwitchParams {
+            n: i.n,
+            q: i.q,
+            rtx: i.rtt,
+            b: e.b,
+            r: e.r,
+            rtt: self.rtt,
+            sw: i.sw,
+            iw: i.iw,
+            cw: i.cw,
+            cntw: i.cntw,
+        }
+    }
+    /// Whether the parts fit together (same N, sequence and id widths,
+    /// crossbar delay `RTT`, request counters no wider at the inputs than at
+    /// the arbiter, an even round trip of at least 2). Component limits are
+    /// the components' own business.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let (i, a, e) = (&self.ingress.0, &self.arbiter.0, &self.egress.0);
+        let err = |f: &'static str, m: String| Err(ConfigError::new(f, m));
+        if i.n != a.n || e.n != a.n {
+            return err(
+                "N",
+                format!("ingress {}, arbiter {}, egress {} ports", i.n, a.n, e.n),
+            );
+        }
+        if i.sw != e.sw || i.iw != e.iw {
+            return err(
+                "SW",
+                format!(
+                    "sequence / id widths differ: ingress {}/{}, egress {}/{}",
+                    i.sw, i.iw, e.sw, e.iw
+                ),
+            );
+        }
+        if i.cw > a.cw {
+            return err(
+                "CW",
+                format!(
+                    "ingress request counters {} wider than the arbiter's {}",
+                    i.cw, a.cw
+                ),
+            );
+        }
+        if self.rtt < 2 || !self.rtt.is_multiple_of(2) {
+            return err(
+                "RTT",
+                format!("round trip {}: must be even, at least 2", self.rtt),
+            );
+        }
+        if self.arbiter.1.cfg_xbar_delay_i.value() as usize != self.rtt {
+            return err(
+                "cfg_xbar_delay_i",
+                format!(
+                    "arbiter crossbar delay {} must be the round trip {}",
+                    self.arbiter.1.cfg_xbar_delay_i.value(),
+                    self.rtt
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
+crate::port_group! {
+    /// Runtime configuration, held for a run.
+    pub struct StxSwitchConfig<StxSwitchParams> |p| {
+        /// Receivers used per output (the arbiter's R), 1..=R.
+        cfg_recv_i: u8 = 7,
+        /// iSLIP iterations, 1..=8.
+        cfg_iter_i: u8 = 4,
+        /// Speculative transmission on (inputs and arbiter).
+        cfg_stx_en_i: bool = 1,
+        /// STX policy of the inputs: 0 OCF, 1 random, 2 YCF.
+        cfg_policy_i: u2 = 2 => Radix::Names(&["ocf", "random", "ycf"]),
+        /// Delivery scheme of both adapters: 0 SR, 1 GBN, 2 SAW.
+        cfg_scheme_i: u2 = 2 => Radix::Names(&["sr", "gbn", "saw"]),
+        /// The inputs' STX window (B_RSQ), 1..=min(B, 2^(SW-1)).
+        cfg_win_i: u16 = p.sw,
+        /// Most requests outstanding per VOQ, 1..=2^CW-1.
+        cfg_req_lim_i: u8 = p.cw,
+    }
+}
+
+crate::port_group! {
+    /// Per-cycle inputs: the input links and the output links' ready.
+    pub struct StxSwitchInputs<StxSwitchParams> |p| {
+        /// Input i: a cell arrives ...
+        arr_valid_i: Vec<bool> = (1, p.n),
+        /// ... for this output ...
+        arr_out_i: Vec<u8> = (p.ow(), p.n),
+        /// ... with this id.
+        arr_id_i: Vec<u16> = (p.iw, p.n),
+        /// Output j's link takes a cell this cycle.
+        dlv_ready_i: Vec<bool> = (1, p.n),
+    }
+}
+
+crate::port_group! {
+    /// Per-cycle outputs.
+    pub struct StxSwitchOutputs<StxSwitchParams> |p| {
+        /// Input i refused its arriving cell.
+        arr_drop_o: Vec<bool> = (1, p.n),
+        /// Input i sends a cell towards the crossbar ...
+        tx_valid_o: Vec<bool> = (1, p.n),
+        /// ... speculatively ...
+        tx_spec_o: Vec<bool> = (1, p.n),
+        /// ... or as a retransmission on a grant.
+        tx_retx_o: Vec<bool> = (1, p.n),
+        /// Input i's grant of this cycle: 0 none, 1 regular, 2 spurious, 3 wasted.
+        gnt_kind_o: Vec<u8> = (2, p.n) => Radix::Names(GrantKind::NAMES),
+        /// Input i's ACK of this cycle: 0 none, 1 taken, 2 void, 3 unknown.
+        ack_kind_o: Vec<u8> = (2, p.n) => Radix::Names(AckKind::NAMES),
+        /// Crossbar: bit i of element j = output j takes input i's cell (arbiter).
+        xb_mask_o: Vec<u64> = (p.n as u32, p.n) => Radix::Hex,
+        /// Input i's cell in the crossbar was lost (lost its collision).
+        xb_drop_o: Vec<bool> = (1, p.n),
+        /// Output j delivers a cell ...
+        dlv_valid_o: Vec<bool> = (1, p.n),
+        /// ... from this input ...
+        dlv_src_o: Vec<u8> = (p.ow(), p.n),
+        /// ... with this sequence number ...
+        dlv_seq_o: Vec<u16> = (p.sw, p.n),
+        /// ... and this id.
+        dlv_id_o: Vec<u16> = (p.iw, p.n),
+        /// Output j, receiver k (at j*R + k): the fate of its cell.
+        arr_fate_o: Vec<u8> = (3, p.n * p.r) => Radix::Names(Fate::NAMES),
+        /// Per input: speculative cells sent (registered, saturating).
+        cnt_stx_o: Vec<u32> = (p.cntw, p.n),
+        /// Per input: retransmissions (registered, saturating).
+        cnt_retx_o: Vec<u32> = (p.cntw, p.n),
+        /// Per input: wasted grants (registered, saturating).
+        cnt_wasted_o: Vec<u32> = (p.cntw, p.n),
+        /// Per input: arrivals refused (registered, saturating).
+        cnt_drop_o: Vec<u32> = (p.cntw, p.n),
+        /// Per output: cells delivered (registered, saturating).
+        cnt_dlv_o: Vec<u32> = (p.cntw, p.n),
+        /// Per output: duplicates dropped (registered, saturating).
+        cnt_dup_o: Vec<u32> = (p.cntw, p.n),
+        /// Per output: cells dropped beyond the window (registered, saturating).
+        cnt_oow_o: Vec<u32> = (p.cntw, p.n),
+        /// Per output: cells stored out of order (registered, saturating).
+        cnt_ooo_o: Vec<u32> = (p.cntw, p.n),
+        /// Per output: cycles spent in the RSQs (registered, saturating).
+        cnt_wait_o: Vec<u32> = (p.cntw, p.n),
+        /// Illegal configuration (any component's, or cfg_recv_i outside 1..=R).
+        cfg_err_o: bool = 1,
+    }
+}
+
+crate::port_group! {
+    /// The delay lines (ring buffers of `RTT/2` entries here, entry `e`
+    /// of input or output `x` at `e*N + x`; shift registers in the RTL).
+    /// The components' registers are theirs.
+    pub struct StxSwitchState<StxSwitchParams> |p| {
+        /// Up: request valid.
+        up_req_v_q: Vec<bool> = (1, p.half() * p.n),
+        /// Up: request output.
+        up_req_o_q: Vec<u8> = (p.ow(), p.half() * p.n),
+        /// Up: SRQ valid.
+        up_spec_v_q: Vec<bool> = (1, p.half() * p.n),
+        /// Up: SRQ output.
+        up_spec_o_q: Vec<u8> = (p.ow(), p.half() * p.n),
+        /// Up: SRQ sequence field.
+        up_spec_s_q: Vec<u16> = (16, p.half() * p.n),
+        /// Up: cell valid.
+        up_cell_v_q: Vec<bool> = (1, p.half() * p.n),
+        /// Up: cell output.
+        up_cell_o_q: Vec<u8> = (p.ow(), p.half() * p.n),
+        /// Up: cell sequence number.
+        up_cell_s_q: Vec<u16> = (p.sw, p.half() * p.n),
+        /// Up: cell id.
+        up_cell_i_q: Vec<u16> = (p.iw, p.half() * p.n),
+        /// Down: grant valid.
+        dn_gnt_v_q: Vec<bool> = (1, p.half() * p.n),
+        /// Down: grant output.
+        dn_gnt_o_q: Vec<u8> = (p.ow(), p.half() * p.n),
+        /// Down: ACK valid.
+        dn_ack_v_q: Vec<bool> = (1, p.half() * p.n),
+        /// Down: ACK sequence field.
+        dn_ack_s_q: Vec<u16> = (16, p.half() * p.n),
+        /// Out: receiver valid (entry e, output j, receiver k at (e*N + j)*R + k).
+        xo_v_q: Vec<bool> = (1, p.half() * p.n * p.r),
+        /// Out: source input.
+        xo_src_q: Vec<u8> = (p.ow(), p.half() * p.n * p.r),
+        /// Out: sequence number.
+        xo_seq_q: Vec<u16> = (p.sw, p.half() * p.n * p.r),
+        /// Out: cell id.
+        xo_id_q: Vec<u16> = (p.iw, p.half() * p.n * p.r),
+        /// Ring position (model only).
+        wp_q: u8 = 8,
+    }
+}
+
+crate::coverage_bins! {
+    /// Functional coverage bins of the switch (see the spec).
+    pub enum Bin / BINS {
+        DeliveredAtOnce = "delivered_at_once",
+        StxAck = "stx_ack",
+        Collision = "stx_collision",
+        CollisionStorm = "collision_storm",
+        ArbCollision = "stx_vs_arbitrated",
+        AckLost = "ack_lost_by_collision",
+        Retransmission = "retransmission",
+        GrantRegular = "grant_regular",
+        GrantSpurious = "grant_spurious",
+        GrantWasted = "grant_wasted",
+        AckUnknown = "ack_unknown",
+        AckVoid = "ack_void",
+        RtxFull = "rtx_full_blocks",
+        WindowBlocks = "window_blocks",
+        VoqFull = "voq_full_drop",
+        PndFull = "pnd_full_drop",
+        OutOfOrderHeld = "out_of_order_held",
+        HoleFilled = "hole_filled",
+        Duplicate = "duplicate_dropped",
+        GbnDropped = "gbn_out_of_order_dropped",
+        RsqFull = "rsq_full",
+        SeveralArrivals = "several_arrivals",
+        Backpressure = "output_backpressure",
+        FullMatching = "full_matching",
+        SeqWrap = "sequence_wrap",
+        SchemeSr = "scheme_sr",
+        SchemeGbn = "scheme_gbn",
+        SchemeSaw = "scheme_saw",
+        StxOff = "stx_disabled",
+        Saturated = "counter_saturated",
+        ConfigError = "config_error",
+    }
+}
+
+/// A cell an output delivers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// Its input.
+    pub src: usize,
+    /// Its sequence number in its VOQ (modulo `2^SW`).
+    pub seq: u16,
+    /// Its id.
+    pub id: u16,
+}
+
+/// The switch: `N` input adapters, an arbiter `A`, `N` output adapters.
+#[derive(Clone, Debug)]
+pub struct Switch<A> {
+    p: StxSwitchParams,
+    parts: StxSwitchParts,
+    ing: Vec<StxIngress>,
+    ing_in: Vec<StxIngressInputs>,
+    ing_out: Vec<StxIngressOutputs>,
+    arb: A,
+    arb_in: ArbiterInputs,
+    arb_out: ArbiterOutputs,
+    eg: Vec<StxEgress>,
+    eg_in: Vec<StxEgressInputs>,
+    eg_out: Vec<StxEgressOutputs>,
+    s: StxSwitchState,
+    /// Per input: its cell in the crossbar this cycle was lost.
+    xb_drop: Vec<bool>,
+    /// Outputs whose SRQs of this cycle outnumbered the receivers, per output (scratch).
+    srq_cnt: Vec<u32>,
+    /// Coverage bins hit in the last cycle (bit per [`Bin`]).
+    hits: u64,
+}
+
+/// The switch with the golden arbiter: the block co-simulated against
+/// `rtl/stx_switch.v`.
+pub type StxSwitch = Switch<Arbiter>;
+
+impl<A: SwitchArbiter> Switch<A> {
+    /// The switch from its components' parameters and configurations and
+    /// an arbiter built for `parts.arbiter` (in its reset state). Fails
+    /// when the parts do not fit together ([`StxSwitchParts::check`]).
+    pub fn from_parts(parts: &StxSwitchParts, arb: A) -> Result<Self, ConfigError> {
+        parts.check()?;
+        let p = parts.params();
+        let (ip, ic) = &parts.ingress;
+        let (ap, _) = &parts.arbiter;
+        let (ep, ec) = &parts.egress;
+        let n = p.n;
+        Ok(Switch {
+            p,
+            parts: parts.clone(),
+            ing: (0..n).map(|_| StxIngress::new(ip, ic)).collect(),
+            ing_in: vec![StxIngressInputs::zero(ip); n],
+            ing_out: vec![StxIngressOutputs::zero(ip); n],
+            arb,
+            arb_in: ArbiterInputs::zero(ap),
+            arb_out: ArbiterOutputs::zero(ap),
+            eg: (0..n).map(|_| StxEgress::new(ep, ec)).collect(),
+            eg_in: vec![StxEgressInputs::zero(ep); n],
+            eg_out: vec![StxEgressOutputs::zero(ep); n],
+            s: StxSwitchState::zero(&p),
+            xb_drop: vec![false; n],
+            srq_cnt: vec![0; n],
+            hits: 0,
+        })
+    }
+
+    /// The parts the switch was built from.
+    pub fn parts(&self) -> &StxSwitchParts {
+        &self.parts
+    }
+    /// Input adapter `i`.
+    pub fn ingress(&self, i: usize) -> &StxIngress {
+        &self.ing[i]
+    }
+    /// Input adapter `i`'s outputs of the last cycle.
+    pub fn ingress_out(&self, i: usize) -> &StxIngressOutputs {
+        &self.ing_out[i]
+    }
+    /// The arbiter.
+    pub fn arbiter(&self) -> &A {
+        &self.arb
+    }
+    /// The arbiter, mutable (an RTL arbiter's own bookkeeping).
+    pub fn arbiter_mut(&mut self) -> &mut A {
+        &mut self.arb
+    }
+    /// The arbiter's inputs of the last cycle.
+    pub fn arbiter_in(&self) -> &ArbiterInputs {
+        &self.arb_in
+    }
+    /// The arbiter's outputs of the last cycle.
+    pub fn arbiter_out(&self) -> &ArbiterOutputs {
+        &self.arb_out
+    }
+    /// Output adapter `j`.
+    pub fn egress(&self, j: usize) -> &StxEgress {
+        &self.eg[j]
+    }
+    /// Output adapter `j`'s inputs of the last cycle (what the crossbar gave it).
+    pub fn egress_in(&self, j: usize) -> &StxEgressInputs {
+        &self.eg_in[j]
+    }
+    /// Output adapter `j`'s outputs of the last cycle.
+    pub fn egress_out(&self, j: usize) -> &StxEgressOutputs {
+        &self.eg_out[j]
+    }
+    /// Whether input `i` refused its cell in the last cycle.
+    pub fn dropped(&self, i: usize) -> bool {
+        self.ing_out[i].arr_drop_o
+    }
+    /// Whether input `i`'s cell in the crossbar was lost in the last cycle.
+    pub fn xb_dropped(&self, i: usize) -> bool {
+        self.xb_drop[i]
+    }
+    /// The cell output `j` delivered in the last cycle.
+    pub fn delivery(&self, j: usize) -> Option<Delivery> {
+        let o = &self.eg_out[j];
+        o.dlv_valid_o.then_some(Delivery {
+            src: o.dlv_src_o as usize,
+            seq: o.dlv_seq_o,
+            id: o.dlv_id_o,
+        })
+    }
+    /// Whether any component flags its configuration.
+    pub fn cfg_err(&self) -> bool {
+        self.ing.iter().any(|x| x.cfg_err())
+            || self.eg.iter().any(|x| x.config().cfg_scheme_i.value() == 3)
+            || self.parts.arbiter.1.is_illegal()
+    }
+    /// Coverage bins hit in the last cycle (bit `b` for `Bin` number `b`).
+    pub fn hits(&self) -> u64 {
+        self.hits
+    }
+
+    /// One cycle: `arr[i]` is the cell arriving at input `i` (output, id),
+    /// `ready[j]` whether output `j`'s link takes a cell.
+    pub fn cycle(&mut self, arr: &[Option<(usize, u16)>], ready: &[bool]) {
+        for (x, a) in self.ing_in.iter_mut().zip(arr) {
+            x.arr_valid_i = a.is_some();
+            let (o, id) = a.unwrap_or((0, 0));
+            x.arr_out_i = o as u8;
+            x.arr_id_i = id;
+        }
+        for (x, &r) in self.eg_in.iter_mut().zip(ready) {
+            x.dlv_ready_i = r;
+        }
+        self.step_core();
+    }
+
+    /// One cycle on the inputs already in `ing_in` (arrivals) and `eg_in`
+    /// (ready).
+    fn step_core(&mut self) {
+        let n = self.p.n;
+        let r = self.p.r;
+        let d = self.p.half();
+        let wp = self.s.wp_q as usize;
+        let s = &mut self.s;
+        let mut hits = 0u64;
+        let mut hit = |b: Bin, on: bool| {
+            if on {
+                hits |= 1 << b as u32
+            }
+        };
+
+        // 1. Inputs, with the grants and ACKs of t - d.
+        for i in 0..n {
+            let e = wp * n + i;
+            let x = &mut self.ing_in[i];
+            x.gnt_valid_i = s.dn_gnt_v_q[e];
+            x.gnt_out_i = s.dn_gnt_o_q[e];
+            x.ack_valid_i = s.dn_ack_v_q[e];
+            x.ack_seq_i = s.dn_ack_s_q[e];
+            self.ing[i].step_into(x, &mut self.ing_out[i]);
+        }
+
+        // 2. Arbiter, with the requests and SRQs of t - d.
+        for c in self.srq_cnt.iter_mut() {
+            *c = 0;
+        }
+        for i in 0..n {
+            let e = wp * n + i;
+            let a = &mut self.arb_in;
+            a.req_valid_i[i] = s.up_req_v_q[e];
+            a.req_out_i[i] = s.up_req_o_q[e];
+            a.spec_valid_i[i] = s.up_spec_v_q[e];
+            a.spec_out_i[i] = s.up_spec_o_q[e];
+            a.spec_seq_i[i] = s.up_spec_s_q[e];
+            if s.up_spec_v_q[e] {
+                self.srq_cnt[s.up_spec_o_q[e] as usize] += 1;
+            }
+        }
+        self.arb.step_into(&self.arb_in, &mut self.arb_out);
+
+        // 3. Crossbar: the cells of t - d, routed by this slot's mask.
+        for (j, x) in self.eg_in.iter_mut().enumerate() {
+            // What reaches output j now: the crossbar's output of t - d.
+            for k in 0..r {
+                let e = (wp * n + j) * r + k;
+                x.arr_valid_i[k] = s.xo_v_q[e];
+                x.arr_src_i[k] = s.xo_src_q[e];
+                x.arr_seq_i[k] = s.xo_seq_q[e];
+                x.arr_id_i[k] = s.xo_id_q[e];
+            }
+        }
+        for i in 0..n {
+            self.xb_drop[i] = s.up_cell_v_q[wp * n + i];
+        }
+        for j in 0..n {
+            let mut mask = self.arb_out.xb_mask_o[j];
+            let mut k = 0;
+            while mask != 0 && k < r {
+                let i = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let e = wp * n + i;
+                if s.up_cell_v_q[e] && s.up_cell_o_q[e] as usize == j {
+                    let o = (wp * n + j) * r + k;
+                    s.xo_v_q[o] = true;
+                    s.xo_src_q[o] = i as u8;
+                    s.xo_seq_q[o] = s.up_cell_s_q[e];
+                    s.xo_id_q[o] = s.up_cell_i_q[e];
+                    self.xb_drop[i] = false;
+                    k += 1;
+                }
+            }
+            for k in k..r {
+                let o = (wp * n + j) * r + k;
+                s.xo_v_q[o] = false;
+                s.xo_src_q[o] = 0;
+                s.xo_seq_q[o] = 0;
+                s.xo_id_q[o] = 0;
+            }
+        }
+
+        // 4. Outputs, with the crossbar's cells of t - d (read above).
+        for j in 0..n {
+            self.eg[j].step_into(&self.eg_in[j], &mut self.eg_out[j]);
+        }
+
+        // 5. The delay lines take this cycle's values.
+        for i in 0..n {
+            let e = wp * n + i;
+            let o = &self.ing_out[i];
+            s.up_req_v_q[e] = o.req_valid_o;
+            s.up_req_o_q[e] = o.req_out_o;
+            s.up_spec_v_q[e] = o.spec_valid_o;
+            s.up_spec_o_q[e] = o.spec_out_o;
+            s.up_spec_s_q[e] = o.spec_seq_o;
+            s.up_cell_v_q[e] = o.cell_valid_o;
+            s.up_cell_o_q[e] = o.cell_out_o;
+            s.up_cell_s_q[e] = o.cell_seq_o;
+            s.up_cell_i_q[e] = o.cell_id_o;
+            let a = &self.arb_out;
+            s.dn_gnt_v_q[e] = a.gnt_valid_o[i];
+            s.dn_gnt_o_q[e] = a.gnt_out_o[i];
+            s.dn_ack_v_q[e] = a.ack_valid_o[i];
+            s.dn_ack_s_q[e] = a.ack_seq_o[i];
+        }
+        s.wp_q = ((wp + 1) % d) as u8;
+
+        // Coverage.
+        let recv = self.parts.arbiter.1.cfg_recv_i.value() as u32;
+        let mut fates = [false; 8];
+        for (j, o) in self.eg_out.iter().enumerate() {
+            for &f in &o.arr_fate_o {
+                fates[f as usize & 7] = true;
+            }
+            let ev = self.eg[j].events();
+            hit(Bin::HoleFilled, ev.hole_filled);
+            hit(Bin::RsqFull, ev.full);
+            hit(Bin::SeveralArrivals, ev.several);
+            hit(Bin::Backpressure, ev.backpressure);
+            hit(Bin::GbnDropped, ev.gbn_dropped);
+            hit(Bin::SeqWrap, ev.wrap);
+            hit(Bin::Saturated, ev.saturated);
+            if ev.delivered {
+                let sc = self.eg[j].scheme();
+                hit(Bin::SchemeSr, sc == Some(Scheme::Sr));
+                hit(Bin::SchemeGbn, sc == Some(Scheme::Gbn));
+                hit(Bin::SchemeSaw, sc == Some(Scheme::Saw));
+            }
+            let storm = (n as u32).min(4).max(recv + 1);
+            hit(Bin::CollisionStorm, self.srq_cnt[j] >= storm);
+        }
+        hit(Bin::OutOfOrderHeld, fates[Fate::OutOfOrder as usize]);
+        hit(Bin::Duplicate, fates[Fate::Duplicate as usize]);
+        for (i, x) in self.ing.iter().enumerate() {
+            let ev = x.events();
+            hit(Bin::Retransmission, ev.retx);
+            hit(Bin::GrantRegular, ev.grant == GrantKind::Regular);
+            hit(Bin::GrantSpurious, ev.grant == GrantKind::Spurious);
+            hit(Bin::GrantWasted, ev.grant == GrantKind::Wasted);
+            hit(Bin::AckUnknown, ev.ack == AckKind::Unknown);
+            hit(Bin::AckVoid, ev.ack == AckKind::Void);
+            hit(Bin::RtxFull, ev.rtx_full);
+            hit(Bin::WindowBlocks, ev.window || ev.saw_one);
+            hit(Bin::VoqFull, ev.voq_full);
+            hit(Bin::PndFull, ev.pnd_full);
+            hit(Bin::Saturated, ev.saturated);
+            hit(Bin::StxOff, ev.disabled_grant);
+            hit(Bin::AckLost, self.xb_drop[i]);
+        }
+        let a = &self.arb_out;
+        hit(Bin::StxAck, a.ack_valid_o.iter().any(|&v| v));
+        let mut stx_vs_stx = false;
+        let mut stx_vs_arb = false;
+        for j in 0..n {
+            let cap = if a.xb_arb_o[j] {
+                recv.saturating_sub(1)
+            } else {
+                recv
+            };
+            if self.srq_cnt[j] > cap {
+                if a.xb_arb_o[j] {
+                    stx_vs_arb = true;
+                } else {
+                    stx_vs_stx = true;
+                }
+            }
+        }
+        hit(Bin::Collision, stx_vs_stx);
+        hit(Bin::ArbCollision, stx_vs_arb);
+        hit(
+            Bin::FullMatching,
+            a.gnt_valid_o.iter().filter(|&&g| g).count() == n,
+        );
+        hit(Bin::DeliveredAtOnce, fates[Fate::Delivered as usize]);
+        hit(Bin::ConfigError, a.cfg_err_o || self.ing_out[0].cfg_err_o);
+        self.hits = hits;
+    }
+}
+
+impl Block for StxSwitch {
+    const NAME: &'static str = "stx_switch";
+    type Params = StxSwitchParams;
+    type Config = StxSwitchConfig;
+    type Inputs = StxSwitchInputs;
+    type Outputs = StxSwitchOutputs;
+    type State = StxSwitchState;
+
+    fn variants() -> Vec<StxSwitchParams> {
+        let v = |n, q, rtx, b, r, rtt, sw, iw, cw, cntw| StxSwitchParams {
+            n,
+            q,
+            rtx,
+            b,
+            r,
+            rtt,
+            sw,
+            iw,
+            cw,
+            cntw,
+        };
+        vec![
+            v(8, 4, 4, 16, 2, 8, 8, 8, 3, 16),
+            v(4, 4, 3, 8, 2, 6, 5, 6, 2, 8),
+            v(16, 2, 4, 8, 2, 4, 8, 8, 2, 16),
+        ]
+    }
+
+    fn default_config(p: &StxSwitchParams) -> StxSwitchConfig {
+        StxSwitchConfig {
+            cfg_recv_i: p.r as u8,
+            cfg_iter_i: (p.n.trailing_zeros().clamp(1, 8)) as u8,
+            cfg_stx_en_i: true,
+            cfg_policy_i: Policy::Ocf.code(),
+            cfg_scheme_i: Scheme::Sr.code(),
+            cfg_win_i: Self::win_max(p) as u16,
+            cfg_req_lim_i: Self::req_lim_max(p) as u8,
+        }
+    }
+
+    fn check(p: &StxSwitchParams, c: &StxSwitchConfig) -> Result<(), ConfigError> {
+        if !p.n.is_power_of_two() || !(4..=16).contains(&p.n) {
+            return Err(ConfigError::new(
+                "N",
+                format!("{} ports: must be a power of two in 4..=16", p.n),
+            ));
+        }
+        if !p.rtt.is_multiple_of(2) || !(2..=32).contains(&p.rtt) {
+            return Err(ConfigError::new(
+                "RTT",
+                format!("round trip {}: must be even, 2..=32", p.rtt),
+            ));
+        }
+        check_range("R", p.r as u64, 1, 4)?;
+        let parts = p.parts(c);
+        parts.check()?;
+        parts.ingress.0.check()?;
+        parts.egress.0.check()?;
+        check_range("cfg_recv_i", c.cfg_recv_i as u64, 1, p.r as u64)?;
+        check_range("cfg_iter_i", c.cfg_iter_i as u64, 1, 8)?;
+        StxIngress::check(&parts.ingress.0, &parts.ingress.1)?;
+        check_range("cfg_win_i", c.cfg_win_i as u64, 1, Self::win_max(p) as u64)?;
+        if Self::req_lim_max(p) == 0 {
+            return Err(ConfigError::new(
+                "B",
+                format!(
+                    "{} RSQ entries: must be at least 2^CW + 1 = {} (see cfg_req_lim_i)",
+                    p.b,
+                    (1u32 << p.cw) + 1
+                ),
+            ));
+        }
+        check_range(
+            "cfg_req_lim_i",
+            c.cfg_req_lim_i as u64,
+            1,
+            Self::req_lim_max(p) as u64,
+        )
+        .map_err(|e| {
+            ConfigError::new(
+                e.field,
+                format!(
+                    "{} (at most 2^CW - 1 and B - 2^CW: the RSQ sizing rule)",
+                    e.msg
+                ),
+            )
+        })?;
+        Arbiter::check(&parts.arbiter.0, &parts.arbiter.1)?;
+        StxEgress::check(&parts.egress.0, &parts.egress.1)
+    }
+
+    fn new(p: &StxSwitchParams, c: &StxSwitchConfig) -> Self {
+        let parts = p.parts(c);
+        let arb = Arbiter::new(&parts.arbiter.0, &parts.arbiter.1);
+        Switch::from_parts(&parts, arb).expect("parts of a checked configuration fit")
+    }
+
+    fn params(&self) -> &StxSwitchParams {
+        &self.p
+    }
+
+    fn state(&self) -> &StxSwitchState {
+        &self.s
+    }
+
+    fn bins() -> &'static [&'static str] {
+        BINS
+    }
+
+    fn sample(&self, _i: &StxSwitchInputs, _o: &StxSwitchOutputs, hits: &mut [u64]) {
+        let mut h = self.hits;
+        while h != 0 {
+            let b = h.trailing_zeros() as usize;
+            h &= h - 1;
+            hits[b] += 1;
+        }
+    }
+
+    fn step_into(&mut self, i: &StxSwitchInputs, o: &mut StxSwitchOutputs) {
+        let n = self.p.n;
+        let r = self.p.r;
+        for (k, x) in self.ing_in.iter_mut().enumerate() {
+            x.arr_valid_i = i.arr_valid_i[k];
+            x.arr_out_i = i.arr_out_i[k];
+            x.arr_id_i = i.arr_id_i[k];
+        }
+        for (k, x) in self.eg_in.iter_mut().enumerate() {
+            x.dlv_ready_i = i.dlv_ready_i[k];
+        }
+        self.step_core();
+        refill(&mut o.arr_drop_o, n, false);
+        refill(&mut o.tx_valid_o, n, false);
+        refill(&mut o.tx_spec_o, n, false);
+        refill(&mut o.tx_retx_o, n, false);
+        refill(&mut o.gnt_kind_o, n, 0);
+        refill(&mut o.ack_kind_o, n, 0);
+        refill(&mut o.xb_drop_o, n, false);
+        refill(&mut o.dlv_valid_o, n, false);
+        refill(&mut o.dlv_src_o, n, 0);
+        refill(&mut o.dlv_seq_o, n, 0);
+        refill(&mut o.dlv_id_o, n, 0);
+        refill(&mut o.arr_fate_o, n * r, 0);
+        for v in [
+            &mut o.cnt_stx_o,
+            &mut o.cnt_retx_o,
+            &mut o.cnt_wasted_o,
+            &mut o.cnt_drop_o,
+            &mut o.cnt_dlv_o,
+            &mut o.cnt_dup_o,
+            &mut o.cnt_oow_o,
+            &mut o.cnt_ooo_o,
+            &mut o.cnt_wait_o,
+        ] {
+            refill(v, n, 0);
+        }
+        let mut err = self.arb_out.cfg_err_o;
+        for (k, x) in self.ing_out.iter().enumerate() {
+            o.arr_drop_o[k] = x.arr_drop_o;
+            o.tx_valid_o[k] = x.cell_valid_o;
+            o.tx_spec_o[k] = x.cell_spec_o;
+            o.tx_retx_o[k] = x.cell_retx_o;
+            o.gnt_kind_o[k] = x.gnt_kind_o;
+            o.ack_kind_o[k] = x.ack_kind_o;
+            o.cnt_stx_o[k] = x.cnt_stx_o;
+            o.cnt_retx_o[k] = x.cnt_retx_o;
+            o.cnt_wasted_o[k] = x.cnt_wasted_o;
+            o.cnt_drop_o[k] = x.cnt_drop_o;
+            o.xb_drop_o[k] = self.xb_drop[k];
+            err |= x.cfg_err_o;
+        }
+        o.xb_mask_o.clone_from(&self.arb_out.xb_mask_o);
+        for (k, x) in self.eg_out.iter().enumerate() {
+            o.dlv_valid_o[k] = x.dlv_valid_o;
+            o.dlv_src_o[k] = x.dlv_src_o;
+            o.dlv_seq_o[k] = x.dlv_seq_o;
+            o.dlv_id_o[k] = x.dlv_id_o;
+            o.arr_fate_o[k * r..(k + 1) * r].copy_from_slice(&x.arr_fate_o);
+            o.cnt_dlv_o[k] = x.cnt_dlv_o;
+            o.cnt_dup_o[k] = x.cnt_dup_o;
+            o.cnt_oow_o[k] = x.cnt_oow_o;
+            o.cnt_ooo_o[k] = x.cnt_ooo_o;
+            o.cnt_wait_o[k] = x.cnt_wait_o;
+            err |= x.cfg_err_o;
+        }
+        o.cfg_err_o = err;
+    }
+}
+
+impl StxSwitch {
+    /// Largest legal `cfg_win_i`: the RSQ (`B`) and the sequence half range.
+    pub fn win_max(p: &StxSwitchParams) -> u32 {
+        (p.b as u32).min(1 << (p.sw - 1))
+    }
+    /// Largest legal `cfg_req_lim_i`: `2^CW - 1` (the counters), and
+    /// `B - 2^CW` (the RSQ sizing rule of the spec: a flow's pending and
+    /// outstanding requests, `2^CW - 1 + cfg_req_lim_i` at most, stay below
+    /// `B`; measured: with more, storms overflow the RSQs).
+    pub fn req_lim_max(p: &StxSwitchParams) -> u32 {
+        let m = (1u32 << p.cw) - 1;
+        m.min((p.b as u32).saturating_sub(1 << p.cw))
+    }
+}
+
+/// Books every accepted cell of a switch and checks each delivery: the
+/// next cell of its (input, output) flow, in order, exactly once; and sums
+/// the delays (delivery cycle minus arrival cycle). The same checker for
+/// the model and for the RTL's outputs.
+#[derive(Clone, Debug)]
+pub struct Ledger {
+    n: usize,
+    seq_mod: u32,
+    /// Per flow (input * N + output): (arrival cycle, id) of cells not yet delivered.
+    flows: Vec<std::collections::VecDeque<(u64, u16)>>,
+    /// Per flow: cells accepted so far (the next sequence number, unwrapped).
+    accepted: Vec<u64>,
+    /// Delay statistics.
+    pub stats: DelayStats,
+}
+
+/// Delay statistics of delivered cells (cycles from arrival at the input
+/// to delivery at the output).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DelayStats {
+    /// Cells accepted at the inputs.
+    pub accepted: u64,
+    /// Cells delivered.
+    pub delivered: u64,
+    /// Sum of the delays.
+    pub sum: u64,
+    /// Largest delay.
+    pub max: u64,
+    /// Smallest delay (`u64::MAX` before the first delivery).
+    pub min: u64,
+    /// Delays by value, up to 255 (the last bucket holds the rest).
+    pub hist: Vec<u64>,
+}
+
+impl Ledger {
+    /// An empty ledger for `n` ports and `sw`-bit sequence numbers.
+    pub fn new(n: usize, sw: u32) -> Self {
+        Ledger {
+            n,
+            seq_mod: 1 << sw,
+            flows: vec![Default::default(); n * n],
+            accepted: vec![0; n * n],
+            stats: DelayStats {
+                min: u64::MAX,
+                hist: vec![0; 256],
+                ..DelayStats::default()
+            },
+        }
+    }
+    /// Input `i` accepted a cell for output `j` with id `id` in cycle `t`.
+    pub fn accept(&mut self, t: u64, i: usize, j: usize, id: u16) {
+        self.flows[i * self.n + j].push_back((t, id));
+        self.accepted[i * self.n + j] += 1;
+        self.stats.accepted += 1;
+    }
+    /// Output `j` delivered `d` in cycle `t`; an error names what is wrong
+    /// (a cell not accepted, out of order, a second copy, a wrong id).
+    pub fn deliver(&mut self, t: u64, j: usize, d: &Delivery) -> Result<(), String> {
+        let f = d.src * self.n + j;
+        let left = self.flows[f].len() as u64;
+        let Some(&(t0, id)) = self.flows[f].front() else {
+            return Err(format!(
+                "cycle {t}: output {j} delivered input {}'s seq {} id {:#x}: nothing of that flow is owed",
+                d.src, d.seq, d.id
+            ));
+        };
+        let want = ((self.accepted[f] - left) % self.seq_mod as u64) as u16;
+        if d.seq != want || d.id != id {
+            return Err(format!(
+                "cycle {t}: output {j} delivered input {}'s seq {} id {:#x}; the next of that flow is seq {want} id {id:#x} (arrived in cycle {t0})",
+                d.src, d.seq, d.id
+            ));
+        }
+        self.flows[f].pop_front();
+        let delay = t - t0;
+        let s = &mut self.stats;
+        s.delivered += 1;
+        s.sum += delay;
+        s.max = s.max.max(delay);
+        s.min = s.min.min(delay);
+        s.hist[(delay as usize).min(255)] += 1;
+        Ok(())
+    }
+    /// Cells accepted and not yet delivered.
+    pub fn owed(&self) -> u64 {
+        self.flows.iter().map(|f| f.len() as u64).sum()
+    }
+    /// Books one cycle of a switch's ports (`i` and `o` of cycle `t`).
+    pub fn book(
+        &mut self,
+        t: u64,
+        i: &StxSwitchInputs,
+        o: &StxSwitchOutputs,
+    ) -> Result<(), String> {
+        for k in 0..self.n {
+            if i.arr_valid_i[k] && !o.arr_drop_o[k] {
+                self.accept(t, k, i.arr_out_i[k] as usize, i.arr_id_i[k]);
+            }
+        }
+        for j in 0..self.n {
+            if o.dlv_valid_o[j] {
+                let d = Delivery {
+                    src: o.dlv_src_o[j] as usize,
+                    seq: o.dlv_seq_o[j],
+                    id: o.dlv_id_o[j],
+                };
+                self.deliver(t, j, &d)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(x: &mut u64) -> u64 {
+        *x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *x >> 33
+    }
+
+    /// Random Bernoulli traffic, then a drain: every accepted cell is
+    /// delivered once, in order.
+    fn run(p: &StxSwitchParams, c: &StxSwitchConfig, load: u64, hot: bool, cycles: u64) -> Ledger {
+        StxSwitch::check(p, c).unwrap();
+        let mut sw = StxSwitch::new(p, c);
+        let mut inp = StxSwitchInputs::zero(p);
+        let mut o = StxSwitchOutputs::zero(p);
+        let mut l = Ledger::new(p.n, p.sw);
+        let mut x = 12345u64;
+        let mut id = 0u16;
+        for t in 0..cycles + 2000 {
+            for k in 0..p.n {
+                let on = t < cycles && lcg(&mut x) % 100 < load;
+                inp.arr_valid_i[k] = on;
+                inp.arr_out_i[k] = if hot {
+                    0
+                } else {
+                    (lcg(&mut x) % p.n as u64) as u8
+                };
+                id = id.wrapping_add(1) & ((1 << p.iw) - 1);
+                inp.arr_id_i[k] = id;
+                inp.dlv_ready_i[k] = true;
+            }
+            sw.step_into(&inp, &mut o);
+            l.book(t, &inp, &o).unwrap();
+            for e in &sw.eg {
+                e.assert_invariants();
+            }
+            for g in &sw.ing {
+                g.assert_invariants();
+            }
+            if c.cfg_scheme_i == Scheme::Sr.code() {
+                assert!(
+                    o.cnt_oow_o.iter().all(|&c| c == 0),
+                    "{p:?} load {load} hot {hot}: a cell beyond the window by cycle {t}"
+                );
+            }
+        }
+        assert_eq!(l.owed(), 0, "cells never delivered");
+        l
+    }
+
+    #[test]
+    fn a_lone_cell_goes_speculatively_in_one_rtt() {
+        for p in StxSwitch::variants() {
+            let c = StxSwitch::default_config(&p);
+            let mut sw = StxSwitch::new(&p, &c);
+            let mut arr = vec![None; p.n];
+            let ready = vec![true; p.n];
+            arr[1] = Some((p.n - 1, 7));
+            let mut got = None;
+            for t in 0..4 * p.rtt as u64 {
+                sw.cycle(&arr, &ready);
+                arr[1] = None;
+                if let Some(d) = sw.delivery(p.n - 1) {
+                    assert!(got.is_none());
+                    got = Some((t, d));
+                }
+            }
+            let (t, d) = got.unwrap();
+            assert_eq!((t, d.src, d.seq, d.id), (p.rtt as u64, 1, 0, 7));
+        }
+    }
+
+    #[test]
+    fn without_stx_a_lone_cell_takes_two_rtt() {
+        let p = StxSwitchParams::default();
+        let mut c = StxSwitch::default_config(&p);
+        c.cfg_stx_en_i = false;
+        let mut sw = StxSwitch::new(&p, &c);
+        let ready = vec![true; p.n];
+        let mut arr = vec![None; p.n];
+        arr[2] = Some((3, 9));
+        let mut at = None;
+        for t in 0..40u64 {
+            sw.cycle(&arr, &ready);
+            arr[2] = None;
+            if sw.delivery(3).is_some() {
+                at = Some(t);
+            }
+        }
+        assert_eq!(at, Some(2 * p.rtt as u64));
+    }
+
+    #[test]
+    fn every_cell_once_and_in_order_under_every_scheme_and_load() {
+        for p in StxSwitch::variants() {
+            for scheme in [Scheme::Sr, Scheme::Gbn, Scheme::Saw] {
+                for (load, hot) in [(30, false), (90, false), (40, true)] {
+                    let mut c = StxSwitch::default_config(&p);
+                    c.cfg_scheme_i = scheme.code();
+                    let l = run(&p, &c, load, hot, 1500);
+                    assert!(l.stats.delivered > 100, "{p:?} {scheme:?} {load}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn collisions_lose_cells_and_they_come_again() {
+        let p = StxSwitchParams::default();
+        let mut c = StxSwitch::default_config(&p);
+        c.cfg_recv_i = 1;
+        let mut sw = StxSwitch::new(&p, &c);
+        let ready = vec![true; p.n];
+        // Every input sends one cell to output 0 in cycle 0.
+        let arr: Vec<_> = (0..p.n).map(|i| Some((0, i as u16))).collect();
+        let idle = vec![None; p.n];
+        let mut lost = 0;
+        let mut got = Vec::new();
+        for t in 0..200 {
+            sw.cycle(if t == 0 { &arr } else { &idle }, &ready);
+            lost += (0..p.n).filter(|&i| sw.xb_dropped(i)).count();
+            if let Some(d) = sw.delivery(0) {
+                got.push(d.src);
+            }
+        }
+        assert_eq!(lost, p.n - 1);
+        got.sort();
+        assert_eq!(got, (0..p.n).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_parts_must_fit() {
+        let p = StxSwitchParams::default();
+        let c = StxSwitch::default_config(&p);
+        let mut parts = p.parts(&c);
+        assert!(parts.check().is_ok());
+        parts.rtt = 7;
+        assert_eq!(parts.check().unwrap_err().field, "RTT");
+        let mut parts = p.parts(&c);
+        parts.arbiter.1.cfg_xbar_delay_i = arbitrary_int::u7::new(3);
+        assert_eq!(parts.check().unwrap_err().field, "cfg_xbar_delay_i");
+        let mut bad = c.clone();
+        bad.cfg_recv_i = 3;
+        assert_eq!(StxSwitch::check(&p, &bad).unwrap_err().field, "cfg_recv_i");
+        let mut sw = StxSwitch::new(&p, &bad);
+        let o = sw.step(&StxSwitchInputs::zero(&p));
+        assert!(o.cfg_err_o);
+    }
+}
+
+#[cfg(test)]
+mod sizing {
+    use super::*;
+
+    #[test]
+    #[ignore]
+    fn sweep_rsq_size() {
+        for n in [4usize, 8, 16] {
+            for cw in [2u32, 3, 4] {
+                for rtt in [4usize, 8, 16] {
+                    let mut minb = None;
+                    for b in [4usize, 8, 16, 32, 64] {
+                        let p = StxSwitchParams {
+                            n,
+                            q: 4,
+                            rtx: 8,
+                            b,
+                            r: 2,
+                            rtt,
+                            sw: 10,
+                            iw: 8,
+                            cw,
+                            cntw: 16,
+                        };
+                        let mut ok = true;
+                        'o: for seed in 0..6u64 {
+                            for hot in [1usize, 2] {
+                                let mut c = StxSwitch::default_config(&p);
+                                c.cfg_scheme_i = arbitrary_int::u2::new((seed % 3) as u8);
+                                let mut sw = StxSwitch::new(&p, &c);
+                                let mut x = seed * 7 + 1;
+                                let ready = vec![true; n];
+                                let mut arr = vec![None; n];
+                                for t in 0..3000u64 {
+                                    for (k, a) in arr.iter_mut().enumerate() {
+                                        x = x
+                                            .wrapping_mul(6364136223846793005)
+                                            .wrapping_add(1442695040888963407);
+                                        let burst = (t / 200) % 2 == 0;
+                                        *a = (burst || (x >> 40) % 4 == 0)
+                                            .then(|| (((x >> 33) as usize) % hot, k as u16));
+                                    }
+                                    sw.cycle(&arr, &ready);
+                                    if sw.eg_out.iter().any(|o| {
+                                        o.arr_fate_o.iter().any(|&f| {
+                                            f == Fate::OutOfWindow as u8
+                                                && c.cfg_scheme_i.value() == 0
+                                        })
+                                    }) || sw
+                                        .eg_out
+                                        .iter()
+                                        .any(|o| o.cnt_oow_o > 0 && c.cfg_scheme_i.value() == 0)
+                                    {
+                                        ok = false;
+                                        break 'o;
+                                    }
+                                }
+                            }
+                        }
+                        if ok {
+                            minb = Some(b);
+                            break;
+                        }
+                    }
+                    println!("n {n} cw {cw} rtt {rtt}: min B {minb:?}");
+                }
+            }
+        }
+    }
+}
