@@ -142,7 +142,12 @@ mod tests {
         let rtl = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl");
         let f = rtl_files(&rtl, "stx_switch").unwrap();
         assert_eq!(f[0], rtl.join("stx_switch.v"));
-        for b in ["arbiter.v", "stx_ingress.v", "stx_egress.v", "prim_rr_arb.v"] {
+        for b in [
+            "arbiter.v",
+            "stx_ingress.v",
+            "stx_egress.v",
+            "prim_rr_arb.v",
+        ] {
             assert_eq!(f.iter().filter(|p| p.ends_with(b)).count(), 1, "{b}");
         }
         assert!(!f.iter().any(|p| p.ends_with("mmu.v")));
