@@ -6,24 +6,70 @@
 
 use std::path::{Path, PathBuf};
 
-/// The RTL files of block `block`: `rtl/<block>.v` first, then every
-/// shared primitive `rtl/prim_*.v` in name order (a primitive co-simulated
-/// as a block of its own is listed once).
+/// The RTL files of block `block`: `rtl/<block>.v` first, then the other
+/// blocks it instantiates (`rtl/<name>.v` of every module named at the
+/// start of an instantiation line, transitively, in the order found), then
+/// every shared primitive `rtl/prim_*.v` in name order (a primitive
+/// co-simulated as a block of its own is listed once). A top level such as
+/// `stx_switch` thus brings `arbiter.v`, `stx_ingress.v` and `stx_egress.v`
+/// along without a list to keep.
 pub fn rtl_files(rtl_dir: &Path, block: &str) -> std::io::Result<Vec<PathBuf>> {
     let top = rtl_dir.join(format!("{block}.v"));
-    let mut prims: Vec<PathBuf> = std::fs::read_dir(rtl_dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("prim_") && n.ends_with(".v"))
-                && *p != top
-        })
-        .collect();
+    let mut prims: Vec<PathBuf> = Vec::new();
+    let mut others: Vec<String> = Vec::new();
+    for e in std::fs::read_dir(rtl_dir)? {
+        let p = e?.path();
+        let Some(n) = p.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(stem) = n.strip_suffix(".v") else {
+            continue;
+        };
+        if p == top {
+            continue;
+        }
+        if stem.starts_with("prim_") {
+            prims.push(p.clone());
+        } else {
+            others.push(stem.to_string());
+        }
+    }
     prims.sort();
+    others.sort();
     let mut v = vec![top];
+    let mut k = 0;
+    while k < v.len() {
+        if !v[k].exists() {
+            break;
+        }
+        let text = std::fs::read_to_string(&v[k])?;
+        for name in &others {
+            let f = rtl_dir.join(format!("{name}.v"));
+            if !v.contains(&f) && instantiates(&text, name) {
+                v.push(f);
+            }
+        }
+        k += 1;
+    }
     v.extend(prims);
     Ok(v)
+}
+
+/// Whether Verilog `text` instantiates module `name`: a line (comments
+/// aside) that starts with `name` followed by `#`, `(` or an instance name.
+fn instantiates(text: &str, name: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.split("//").next().unwrap_or("").trim_start();
+        let Some(rest) = l.strip_prefix(name) else {
+            return false;
+        };
+        if rest.starts_with(['#', '(']) {
+            return true;
+        }
+        let t = rest.trim_start();
+        t.len() < rest.len()
+            && t.starts_with(|c: char| c == '#' || c == '(' || c.is_ascii_alphabetic() || c == '_')
+    })
 }
 
 /// What Verilator is run for.
@@ -88,6 +134,28 @@ mod tests {
         let g = rtl_files(&rtl, "mmu").unwrap();
         assert_eq!(g[0], rtl.join("mmu.v"));
         assert!(g.iter().any(|p| p.ends_with("prim_timer.v")));
+        assert_eq!(g.len(), f.len() + 1, "mmu instantiates no other block");
+    }
+
+    #[test]
+    fn a_top_level_brings_the_blocks_it_instantiates() {
+        let rtl = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl");
+        let f = rtl_files(&rtl, "stx_switch").unwrap();
+        assert_eq!(f[0], rtl.join("stx_switch.v"));
+        for b in [
+            "arbiter.v",
+            "stx_ingress.v",
+            "stx_egress.v",
+            "prim_rr_arb.v",
+        ] {
+            assert_eq!(f.iter().filter(|p| p.ends_with(b)).count(), 1, "{b}");
+        }
+        assert!(!f.iter().any(|p| p.ends_with("mmu.v")));
+        assert!(instantiates("  arbiter #(.N(N)) u_arb (", "arbiter"));
+        assert!(instantiates("stx_egress u_eg (", "stx_egress"));
+        assert!(!instantiates("  // arbiter u (", "arbiter"));
+        assert!(!instantiates("  arbiter_x u (", "arbiter"));
+        assert!(!instantiates("  wire arb_err;", "arb"));
     }
 
     #[test]

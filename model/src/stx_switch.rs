@@ -395,6 +395,8 @@ crate::port_group! {
         up_spec_s_q: Vec<u16> = (16, p.half() * p.n),
         /// Up: cell valid.
         up_cell_v_q: Vec<bool> = (1, p.half() * p.n),
+        /// Up: cell speculative.
+        up_cell_p_q: Vec<bool> = (1, p.half() * p.n),
         /// Up: cell output.
         up_cell_o_q: Vec<u8> = (p.ow(), p.half() * p.n),
         /// Up: cell sequence number.
@@ -694,6 +696,16 @@ impl<A: SwitchArbiter> Switch<A> {
             }
         }
 
+        // ArbCellPasses_A: only speculative cells lose in the crossbar.
+        if !self.arb_out.cfg_err_o {
+            for i in 0..n {
+                assert!(
+                    !self.xb_drop[i] || s.up_cell_p_q[wp * n + i],
+                    "ArbCellPasses_A: input {i}'s cell sent on a grant lost in the crossbar"
+                );
+            }
+        }
+
         // 4. Outputs, with the crossbar's cells of t - d (read above).
         for j in 0..n {
             self.eg[j].step_into(&self.eg_in[j], &mut self.eg_out[j]);
@@ -709,6 +721,7 @@ impl<A: SwitchArbiter> Switch<A> {
             s.up_spec_o_q[e] = o.spec_out_o;
             s.up_spec_s_q[e] = o.spec_seq_o;
             s.up_cell_v_q[e] = o.cell_valid_o;
+            s.up_cell_p_q[e] = o.cell_spec_o;
             s.up_cell_o_q[e] = o.cell_out_o;
             s.up_cell_s_q[e] = o.cell_seq_o;
             s.up_cell_i_q[e] = o.cell_id_o;

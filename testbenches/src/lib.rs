@@ -28,6 +28,7 @@ pub mod prim;
 pub mod recn_port;
 pub mod stx_egress;
 pub mod stx_ingress;
+pub mod stx_switch;
 
 #[cfg(test)]
 mod gen_check;

@@ -24,6 +24,7 @@ pub fn each<V: Visit>(v: &mut V) {
     v.visit::<model::bcn_rp::BcnRp>();
     v.visit::<model::stx_egress::StxEgress>();
     v.visit::<model::stx_ingress::StxIngress>();
+    v.visit::<model::stx_switch::StxSwitch>();
     v.visit::<model::recn_port::RecnPort>();
     // The RTL primitives, co-simulated as blocks of their own.
     v.visit::<model::prim_lfsr::PrimLfsr>();

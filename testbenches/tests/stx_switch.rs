@@ -1,0 +1,324 @@
+//! STX switch: equivalence of the golden model (a composition of the
+//! adapters' and the arbiter's models) and the RTL top level; every
+//! accepted cell delivered exactly once and in order per (input, output),
+//! with the same delay statistics on both sides; the directed scenarios of
+//! seed 004 (Fig. 2) through the switch; the switch on the arbiter's RTL.
+
+mod support;
+
+use cosim::lockstep::POWER_ON_RESET;
+use cosim::rtl::Rtl;
+use model::arbiter::{Arbiter, ArbiterInputs, ArbiterOutputs, ArbiterParams};
+use model::stim::{Cycle, Stimulus};
+use model::stx_egress::Scheme;
+use model::stx_switch::{
+    DelayStats, Ledger, StxSwitch, StxSwitchInputs, StxSwitchOutputs, StxSwitchParams, Switch,
+    SwitchArbiter,
+};
+use model::{Block, PortGroup};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use testbenches::stx_switch::scenario;
+use testbenches::Bench;
+
+#[test]
+fn equivalence_random() {
+    support::equivalence::<StxSwitch>(support::cases(256), 600..=900, true);
+}
+
+#[test]
+fn regression_files_replay() {
+    support::regressions::<StxSwitch>();
+}
+
+#[test]
+fn random_stimulus_covers_every_bin() {
+    support::random_stimulus_covers_every_bin::<StxSwitch>();
+}
+
+/// The drive cycles of `s` (resets left out), every output link ready
+/// (the RSQs are the outputs' only storage: a link stalled for long under
+/// a storm overflows them, see the spec), then idle until the model has
+/// delivered everything, plus `4 RTT`.
+fn deliverable(s: &Stimulus<StxSwitch>) -> Vec<StxSwitchInputs> {
+    let p = s.params;
+    let mut v: Vec<StxSwitchInputs> = s
+        .cycles
+        .iter()
+        .filter_map(|c| match c {
+            Cycle::Drive(i) => Some(i.clone()),
+            Cycle::Reset => None,
+        })
+        .collect();
+    for i in v.iter_mut() {
+        i.dlv_ready_i.iter_mut().for_each(|r| *r = true);
+    }
+    let mut m = StxSwitch::new(&p, &s.config);
+    let mut l = Ledger::new(p.n, p.sw);
+    for (t, i) in v.iter().enumerate() {
+        let o = m.step(i);
+        l.book(t as u64, i, &o).unwrap();
+    }
+    let mut idle = StxSwitchInputs::zero(&p);
+    idle.dlv_ready_i.iter_mut().for_each(|r| *r = true);
+    let mut extra = 0;
+    while (l.owed() > 0 || extra < 4 * p.rtt) && v.len() < s.cycles.len() + 20_000 {
+        let o = m.step(&idle);
+        l.book(v.len() as u64, &idle, &o).unwrap();
+        v.push(idle.clone());
+        if l.owed() == 0 {
+            extra += 1;
+        }
+    }
+    v
+}
+
+/// Books every cycle of `outs` (driven by `ins`) in a ledger: every
+/// delivery is the next owed cell of its flow; at the end nothing is owed.
+fn ledger(
+    p: &StxSwitchParams,
+    ins: &[StxSwitchInputs],
+    outs: &[StxSwitchOutputs],
+) -> Result<DelayStats, String> {
+    let mut l = Ledger::new(p.n, p.sw);
+    for (t, (i, o)) in ins.iter().zip(outs).enumerate() {
+        l.book(t as u64, i, o)?;
+    }
+    if l.owed() > 0 {
+        return Err(format!("{} accepted cells never delivered", l.owed()));
+    }
+    Ok(l.stats)
+}
+
+fn run_model(s: &Stimulus<StxSwitch>, ins: &[StxSwitchInputs]) -> Vec<StxSwitchOutputs> {
+    let mut m = StxSwitch::new(&s.params, &s.config);
+    ins.iter().map(|i| m.step(i)).collect()
+}
+
+fn run_rtl(s: &Stimulus<StxSwitch>, ins: &[StxSwitchInputs]) -> Vec<StxSwitchOutputs> {
+    let mut r = Rtl::<StxSwitch>::new(&s.params, &s.config, s.seed, None).unwrap();
+    r.reset(POWER_ON_RESET as usize).unwrap();
+    ins.iter()
+        .enumerate()
+        .map(|(t, i)| r.step(i).unwrap_or_else(|e| panic!("cycle {t}: {e:#}")))
+        .collect()
+}
+
+/// Every accepted cell is delivered exactly once and in order per (input,
+/// output), by the model and by the RTL, and the delay statistics
+/// (count, sum, minimum, maximum, histogram) are identical. Legal
+/// configurations, the generator's traffic (storms, bursts, window fill)
+/// with every link ready, then a drain.
+#[test]
+fn every_cell_once_in_order_same_delays_model_and_rtl() {
+    let strategy = proptest::sample::select(StxSwitch::variants())
+        .prop_flat_map(|p| testbenches::stimulus_strategy::<StxSwitch>(&p, 500..=800, false));
+    let mut runner = TestRunner::new(Config {
+        cases: support::cases(24),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let stx_cells = std::cell::Cell::new(0u64);
+    runner
+        .run(&strategy, |s| {
+            let ins = deliverable(&s);
+            let m = run_model(&s, &ins);
+            let r = run_rtl(&s, &ins);
+            let sm = ledger(&s.params, &ins, &m).map_err(TestCaseError::fail)?;
+            let sr = ledger(&s.params, &ins, &r).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(&sm, &sr, "delay statistics of model and RTL");
+            if s.config.cfg_scheme_i == Scheme::Sr.code() {
+                let oow: u64 = m.last().unwrap().cnt_oow_o.iter().map(|&c| c as u64).sum();
+                prop_assert_eq!(oow, 0, "a cell beyond an RSQ window");
+            }
+            stx_cells.set(
+                stx_cells.get()
+                    + m.last()
+                        .unwrap()
+                        .cnt_stx_o
+                        .iter()
+                        .map(|&c| c as u64)
+                        .sum::<u64>(),
+            );
+            Ok(())
+        })
+        .unwrap();
+    assert!(stx_cells.get() > 0);
+}
+
+/// The ledger catches a lost cell, a second copy and an order swap.
+#[test]
+fn the_ledger_refuses_wrong_deliveries() {
+    let s = scenario::fig2a();
+    let ins: Vec<StxSwitchInputs> = s
+        .cycles
+        .iter()
+        .map(|c| match c {
+            Cycle::Drive(i) => i.clone(),
+            Cycle::Reset => unreachable!(),
+        })
+        .collect();
+    let good = run_model(&s, &ins);
+    assert!(ledger(&s.params, &ins, &good).is_ok());
+    let d: Vec<usize> = (0..good.len())
+        .filter(|&t| good[t].dlv_valid_o[3])
+        .collect();
+    assert_eq!(d.len(), 3);
+    // Lost: the last delivery removed.
+    let mut lost = good.clone();
+    lost[d[2]].dlv_valid_o[3] = false;
+    assert!(ledger(&s.params, &ins, &lost)
+        .unwrap_err()
+        .contains("never delivered"));
+    // Twice: a delivery repeated in the next cycle.
+    let mut twice = good.clone();
+    twice[d[2] + 1].dlv_valid_o[3] = true;
+    twice[d[2] + 1].dlv_src_o[3] = good[d[2]].dlv_src_o[3];
+    twice[d[2] + 1].dlv_seq_o[3] = good[d[2]].dlv_seq_o[3];
+    twice[d[2] + 1].dlv_id_o[3] = good[d[2]].dlv_id_o[3];
+    assert!(ledger(&s.params, &ins, &twice).is_err());
+    // Swapped: input 0's two cells in the other order.
+    let a: Vec<usize> = d
+        .iter()
+        .copied()
+        .filter(|&t| good[t].dlv_src_o[3] == 1)
+        .collect();
+    let mut swapped = good.clone();
+    for (x, y) in [(a[0], a[1]), (a[1], a[0])] {
+        swapped[x].dlv_seq_o[3] = good[y].dlv_seq_o[3];
+        swapped[x].dlv_id_o[3] = good[y].dlv_id_o[3];
+    }
+    assert!(ledger(&s.params, &ins, &swapped).is_err());
+}
+
+#[test]
+fn every_scenario_checks_out_on_the_model() {
+    for sc in <StxSwitch as Bench>::scenarios() {
+        let s = (sc.build)();
+        let ins: Vec<StxSwitchInputs> = s
+            .cycles
+            .iter()
+            .map(|c| match c {
+                Cycle::Drive(i) => i.clone(),
+                Cycle::Reset => unreachable!(),
+            })
+            .collect();
+        let o = run_model(&s, &ins);
+        (sc.check.unwrap())(&s, &o).unwrap_or_else(|e| panic!("{}: {e}", sc.name));
+        ledger(&s.params, &ins, &o).unwrap_or_else(|e| panic!("{}: {e}", sc.name));
+    }
+}
+
+#[test]
+fn scenario_checks_fail_on_wrong_outcomes() {
+    let sc = <StxSwitch as Bench>::scenarios();
+    for a in &sc {
+        for b in &sc {
+            if a.name == b.name {
+                continue;
+            }
+            let s = (b.build)();
+            let ins: Vec<StxSwitchInputs> = s
+                .cycles
+                .iter()
+                .filter_map(|c| match c {
+                    Cycle::Drive(i) => Some(i.clone()),
+                    Cycle::Reset => None,
+                })
+                .collect();
+            let o = run_model(&s, &ins);
+            assert!(
+                (a.check.unwrap())(&(a.build)(), &o).is_err(),
+                "{}'s check accepts {}'s outputs",
+                a.name,
+                b.name
+            );
+        }
+    }
+}
+
+#[test]
+fn illegal_configurations_are_refused_and_flagged() {
+    let p = StxSwitchParams::default();
+    let good = StxSwitch::default_config(&p);
+    assert!(StxSwitch::check(&p, &good).is_ok());
+    let cases: Vec<(
+        &str,
+        Box<dyn Fn(&mut model::stx_switch::StxSwitchConfig)>,
+        bool,
+    )> = vec![
+        ("cfg_recv_i", Box::new(|c| c.cfg_recv_i = 0), true),
+        ("cfg_recv_i", Box::new(|c| c.cfg_recv_i = 3), true),
+        ("cfg_iter_i", Box::new(|c| c.cfg_iter_i = 9), true),
+        (
+            "cfg_scheme_i",
+            Box::new(|c| c.cfg_scheme_i = arbitrary_int::u2::new(3)),
+            true,
+        ),
+        (
+            "cfg_policy_i",
+            Box::new(|c| c.cfg_policy_i = arbitrary_int::u2::new(3)),
+            true,
+        ),
+        ("cfg_win_i", Box::new(|c| c.cfg_win_i = 0), true),
+        ("cfg_win_i", Box::new(|c| c.cfg_win_i = 17), false),
+        ("cfg_req_lim_i", Box::new(|c| c.cfg_req_lim_i = 0), true),
+    ];
+    for (field, f, flagged) in cases {
+        let mut c = good.clone();
+        f(&mut c);
+        let e = StxSwitch::check(&p, &c).unwrap_err();
+        assert_eq!(e.field, field, "{e}");
+        let mut m = StxSwitch::new(&p, &c);
+        let o = m.step(&StxSwitchInputs::zero(&p));
+        assert_eq!(o.cfg_err_o, flagged, "{field}");
+    }
+    let mut bad = p;
+    bad.b = 8; // 2^CW + 1 = 9 > B: no legal request limit
+    let mut c = good.clone();
+    c.cfg_win_i = 8;
+    assert_eq!(StxSwitch::check(&bad, &c).unwrap_err().field, "B");
+}
+
+/// The verilated arbiter behind [`SwitchArbiter`].
+struct RtlArb(Rtl<Arbiter>);
+
+impl SwitchArbiter for RtlArb {
+    fn step_into(&mut self, i: &ArbiterInputs, o: &mut ArbiterOutputs) {
+        *o = self.0.step(i).expect("arbiter RTL");
+    }
+}
+
+/// The same switch on the arbiter's RTL (variant `n8cw6`: wider request
+/// counters than the switch's, which never saturate either way) gives the
+/// model switch's deliveries, cycle by cycle.
+#[test]
+fn the_switch_runs_on_the_arbiter_rtl() {
+    let p = StxSwitchParams::default();
+    let c = StxSwitch::default_config(&p);
+    let mut parts = p.parts(&c);
+    parts.arbiter.0 = ArbiterParams::new(8, 6);
+    let mut rtl = Rtl::<Arbiter>::new(&parts.arbiter.0, &parts.arbiter.1, 1, None).unwrap();
+    rtl.reset(POWER_ON_RESET as usize).unwrap();
+    let mut a = Switch::from_parts(&parts, RtlArb(rtl)).unwrap();
+    let mut b = StxSwitch::new(&p, &c);
+    let s = testbenches::explicit(&testbenches::generated::<StxSwitch>(&p, &c, 7, 3000)).unwrap();
+    let mut delivered = 0;
+    for cy in &s.cycles {
+        if let Cycle::Drive(i) = cy {
+            let arr: Vec<Option<(usize, u16)>> = (0..p.n)
+                .map(|k| i.arr_valid_i[k].then_some((i.arr_out_i[k] as usize, i.arr_id_i[k])))
+                .collect();
+            a.cycle(&arr, &i.dlv_ready_i);
+            b.cycle(&arr, &i.dlv_ready_i);
+            for j in 0..p.n {
+                assert_eq!(a.delivery(j), b.delivery(j));
+                delivered += usize::from(a.delivery(j).is_some());
+            }
+            for k in 0..p.n {
+                assert_eq!(a.dropped(k), b.dropped(k));
+            }
+        }
+    }
+    assert!(delivered > 500, "{delivered}");
+}
