@@ -551,9 +551,7 @@ pub fn keep_header(old: &str, merged: &str) -> String {
         .lines()
         .take_while(|l| !l.trim().is_empty())
         .filter(|l| !l.starts_with('|'))
-        .filter(|l| {
-            provenance_blocks(l).is_none_or(|b| !b.iter().all(|x| new_blocks.contains(x)))
-        })
+        .filter(|l| provenance_blocks(l).is_none_or(|b| !b.iter().all(|x| new_blocks.contains(x))))
         .collect();
     let mut s = String::new();
     for l in old_head {

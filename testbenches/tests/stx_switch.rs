@@ -242,11 +242,8 @@ fn illegal_configurations_are_refused_and_flagged() {
     let p = StxSwitchParams::default();
     let good = StxSwitch::default_config(&p);
     assert!(StxSwitch::check(&p, &good).is_ok());
-    let cases: Vec<(
-        &str,
-        Box<dyn Fn(&mut model::stx_switch::StxSwitchConfig)>,
-        bool,
-    )> = vec![
+    type Edit = Box<dyn Fn(&mut model::stx_switch::StxSwitchConfig)>;
+    let cases: Vec<(&str, Edit, bool)> = vec![
         ("cfg_recv_i", Box::new(|c| c.cfg_recv_i = 0), true),
         ("cfg_recv_i", Box::new(|c| c.cfg_recv_i = 3), true),
         ("cfg_iter_i", Box::new(|c| c.cfg_iter_i = 9), true),
