@@ -520,25 +520,6 @@ pub mod scenario {
 mod tests {
     use super::*;
 
-    fn outputs(s: &Stimulus<StxSwitch>) -> Vec<StxSwitchOutputs> {
-        let mut m = StxSwitch::new(&s.params, &s.config);
-        s.cycles
-            .iter()
-            .map(|c| match c {
-                Cycle::Drive(i) => m.step(i),
-                Cycle::Reset => unreachable!(),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn every_scenario_checks_out_on_the_model() {
-        for sc in StxSwitch::scenarios() {
-            let s = (sc.build)();
-            (sc.check.unwrap())(&s, &outputs(&s)).unwrap_or_else(|e| panic!("{}: {e}", sc.name));
-        }
-    }
-
     #[test]
     fn the_generator_reaches_storms_and_full_windows() {
         use model::stx_switch::Bin;

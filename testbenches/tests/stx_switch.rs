@@ -90,6 +90,18 @@ fn ledger(
     Ok(l.stats)
 }
 
+/// The inputs of a directed scenario, cycle by cycle (scenarios have no
+/// resets).
+fn drives(s: &Stimulus<StxSwitch>) -> Vec<StxSwitchInputs> {
+    s.cycles
+        .iter()
+        .map(|c| match c {
+            Cycle::Drive(i) => i.clone(),
+            Cycle::Reset => unreachable!("a scenario with a reset"),
+        })
+        .collect()
+}
+
 fn run_model(s: &Stimulus<StxSwitch>, ins: &[StxSwitchInputs]) -> Vec<StxSwitchOutputs> {
     let mut m = StxSwitch::new(&s.params, &s.config);
     ins.iter().map(|i| m.step(i)).collect()
@@ -150,14 +162,7 @@ fn every_cell_once_in_order_same_delays_model_and_rtl() {
 #[test]
 fn the_ledger_refuses_wrong_deliveries() {
     let s = scenario::fig2a();
-    let ins: Vec<StxSwitchInputs> = s
-        .cycles
-        .iter()
-        .map(|c| match c {
-            Cycle::Drive(i) => i.clone(),
-            Cycle::Reset => unreachable!(),
-        })
-        .collect();
+    let ins = drives(&s);
     let good = run_model(&s, &ins);
     assert!(ledger(&s.params, &ins, &good).is_ok());
     let d: Vec<usize> = (0..good.len())
@@ -195,14 +200,7 @@ fn the_ledger_refuses_wrong_deliveries() {
 fn every_scenario_checks_out_on_the_model() {
     for sc in <StxSwitch as Bench>::scenarios() {
         let s = (sc.build)();
-        let ins: Vec<StxSwitchInputs> = s
-            .cycles
-            .iter()
-            .map(|c| match c {
-                Cycle::Drive(i) => i.clone(),
-                Cycle::Reset => unreachable!(),
-            })
-            .collect();
+        let ins = drives(&s);
         let o = run_model(&s, &ins);
         (sc.check.unwrap())(&s, &o).unwrap_or_else(|e| panic!("{}: {e}", sc.name));
         ledger(&s.params, &ins, &o).unwrap_or_else(|e| panic!("{}: {e}", sc.name));
@@ -218,14 +216,7 @@ fn scenario_checks_fail_on_wrong_outcomes() {
                 continue;
             }
             let s = (b.build)();
-            let ins: Vec<StxSwitchInputs> = s
-                .cycles
-                .iter()
-                .filter_map(|c| match c {
-                    Cycle::Drive(i) => Some(i.clone()),
-                    Cycle::Reset => None,
-                })
-                .collect();
+            let ins = drives(&s);
             let o = run_model(&s, &ins);
             assert!(
                 (a.check.unwrap())(&(a.build)(), &o).is_err(),
