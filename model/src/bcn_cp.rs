@@ -19,7 +19,7 @@
 //! counted when that slot is full. Order inside a cycle: departure,
 //! arrival (admission), sampling and feedback, message, transmitter.
 
-use crate::block::{Block, ConfigError, Params};
+use crate::block::{check_range, Block, ConfigError, Params};
 use crate::pfc::{crc32, crc32_beat, mac_bytes, CRC_INIT};
 use crate::port::{mask, PortGroup};
 use crate::prim::{Lfsr, SatCnt};
@@ -628,11 +628,10 @@ impl Block for BcnCp {
     }
 
     fn check(p: &BcnCpParams, c: &BcnCpConfig) -> Result<(), ConfigError> {
-        crate::block::check_range("NQ", p.nq as u64, 1, 8)?;
-        crate::block::check_range("QW", p.qw as u64, LW as u64, 28)?;
-        crate::block::check_range("CW", p.cw as u64, 1, 32)?;
-        c.to_words(p)
-            .map_err(|e| ConfigError::new(e.port, e.what.clone()))?;
+        check_range("NQ", p.nq as u64, 1, 8)?;
+        check_range("QW", p.qw as u64, LW as u64, 28)?;
+        check_range("CW", p.cw as u64, 1, 32)?;
+        c.to_words(p)?;
         if (c.cfg_cp_sa_i >> 40) & 1 != 0 {
             return Err(ConfigError::new(
                 "cfg_cp_sa_i",
@@ -643,7 +642,7 @@ impl Block for BcnCp {
                 ),
             ));
         }
-        crate::block::check_range("cfg_pm_i", c.cfg_pm_i.value() as u64, 0, PM_ALWAYS as u64)?;
+        check_range("cfg_pm_i", c.cfg_pm_i.value() as u64, 0, PM_ALWAYS as u64)?;
         if let Some((k, q)) = c
             .cfg_qeq_i
             .iter()

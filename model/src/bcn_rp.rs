@@ -14,7 +14,7 @@
 //! (combinational); `lim_*_o` are the registers at the start of the cycle.
 //! Order inside a cycle: release (arbiter), admission, message, removal.
 
-use crate::block::{check_range, refill, Block, ConfigError, Params};
+use crate::block::{check_param, check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::PortGroup;
 use crate::prim::{RrArb, SatCnt, Timer};
 use arbitrary_int::{u3, u4, u5, Int};
@@ -461,20 +461,9 @@ impl Block for BcnRp {
     }
 
     fn check(p: &BcnRpParams, c: &BcnRpConfig) -> Result<(), ConfigError> {
-        if !(1..=8).contains(&p.k) {
-            return Err(ConfigError::new(
-                "K",
-                format!("{} limiters: must be 1..=8", p.k),
-            ));
-        }
-        if !p.d.is_power_of_two() || !(2..=16).contains(&p.d) {
-            return Err(ConfigError::new(
-                "D",
-                format!("depth {}: must be a power of two in 2..=16", p.d),
-            ));
-        }
-        let pe = |e: crate::port::PackError| ConfigError::new(e.port, e.what.clone());
-        c.to_words(p).map_err(pe)?;
+        check_param("K", "limiters", p.k, 1, 8)?;
+        check_pow2("D", "entries per FIFO", p.d, 2, 16)?;
+        c.to_words(p)?;
         check_range(
             "cfg_line_rate_i",
             c.cfg_line_rate_i as u64,
@@ -487,7 +476,7 @@ impl Block for BcnRp {
             1,
             c.cfg_line_rate_i as u64,
         )
-        .map_err(|e| ConfigError::new(e.field, format!("{} (the line rate)", e.msg)))?;
+        .map_err(|e| e.note("the line rate"))?;
         Ok(())
     }
 

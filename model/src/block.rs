@@ -49,6 +49,19 @@ impl ConfigError {
             msg: msg.into(),
         }
     }
+
+    /// The same error with `why` (where the limit comes from) added in
+    /// parentheses.
+    pub fn note(mut self, why: impl fmt::Display) -> Self {
+        self.msg = format!("{} ({why})", self.msg);
+        self
+    }
+}
+
+impl From<crate::port::PackError> for ConfigError {
+    fn from(e: crate::port::PackError) -> Self {
+        ConfigError::new(e.port, e.what)
+    }
 }
 
 impl fmt::Display for ConfigError {
@@ -131,6 +144,44 @@ pub fn check_range(field: &'static str, v: u64, lo: u64, hi: u64) -> Result<(), 
     }
 }
 
+/// Checks a structural parameter (a Verilog parameter) that counts `what`:
+/// `v` must lie in `lo..=hi`. The message reads `4 ports: must be 2..=16`.
+pub fn check_param(
+    field: &'static str,
+    what: &str,
+    v: usize,
+    lo: usize,
+    hi: usize,
+) -> Result<(), ConfigError> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(ConfigError::new(
+            field,
+            format!("{v} {what}: must be {lo}..={hi}"),
+        ))
+    }
+}
+
+/// As [`check_param`], and `v` must be a power of two (an index of
+/// `log2(v)` bits that wraps by itself).
+pub fn check_pow2(
+    field: &'static str,
+    what: &str,
+    v: usize,
+    lo: usize,
+    hi: usize,
+) -> Result<(), ConfigError> {
+    if v.is_power_of_two() && (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(ConfigError::new(
+            field,
+            format!("{v} {what}: must be a power of two in {lo}..={hi}"),
+        ))
+    }
+}
+
 /// Declares a block's functional coverage bins once: an enum whose variants
 /// index the hit counts, and the bins' report names beside them.
 ///
@@ -175,4 +226,34 @@ pub fn rtl_inputs<B: Block>(p: &B::Params) -> Vec<crate::PortDesc> {
     v.extend(B::Config::ports(p));
     v.extend(B::Inputs::ports(p));
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameter_checks_name_the_value_and_the_range() {
+        assert!(check_param("K", "limiters", 8, 1, 8).is_ok());
+        let e = check_param("K", "limiters", 9, 1, 8).unwrap_err();
+        assert_eq!(
+            (e.field, e.msg.as_str()),
+            ("K", "9 limiters: must be 1..=8")
+        );
+        assert!(check_pow2("N", "ports", 16, 2, 16).is_ok());
+        for bad in [0, 1, 6, 32] {
+            let e = check_pow2("N", "ports", bad, 2, 16).unwrap_err();
+            assert_eq!(
+                e.msg,
+                format!("{bad} ports: must be a power of two in 2..=16")
+            );
+        }
+        let e = check_param("R", "receivers", 0, 1, 4)
+            .unwrap_err()
+            .note("RTL range");
+        assert_eq!(
+            e.to_string(),
+            "invalid configuration: R: 0 receivers: must be 1..=4 (RTL range)"
+        );
+    }
 }

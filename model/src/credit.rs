@@ -16,7 +16,7 @@
 //! of the cycle. Order inside a cycle: ingress — credit arrivals, dequeue;
 //! egress — departure, arrivals, announcements, accumulator, grant.
 
-use crate::block::{check_range, refill, Block, ConfigError, Params};
+use crate::block::{check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::{mask, PortGroup};
 use arbitrary_int::u6;
 
@@ -116,12 +116,7 @@ impl CreditParams {
     pub fn check(&self) -> Result<(), ConfigError> {
         check_range("E", self.e as u64, 2, 8)?;
         check_range("I", self.i as u64, 2, 16)?;
-        if !self.s.is_power_of_two() || !(2..=8).contains(&self.s) {
-            return Err(ConfigError::new(
-                "S",
-                format!("{} slices: must be a power of two in 2..=8", self.s),
-            ));
-        }
+        check_pow2("S", "slices", self.s, 2, 8)?;
         check_range("LW", self.lw as u64, 4, 16)?;
         check_range("CW", self.cw as u64, self.lw as u64, 30)?;
         check_range("BW", self.bw as u64, self.lw as u64 + 1, 32)?;
@@ -476,8 +471,7 @@ impl Block for Credit {
 
     fn check(p: &CreditParams, c: &CreditConfig) -> Result<(), ConfigError> {
         p.check()?;
-        c.to_words(p)
-            .map_err(|e| ConfigError::new(e.port, e.what.clone()))?;
+        c.to_words(p).map_err(ConfigError::from)?;
         for e in 0..p.e {
             let q = c.cfg_quantum_i[e] as u64;
             if q == 0 {

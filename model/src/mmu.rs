@@ -9,7 +9,7 @@
 //! the start of the cycle. Order inside a cycle: departure, thresholds,
 //! arrival, PAUSE, RESUME (all queues).
 
-use crate::block::{refill, Block, ConfigError, Params};
+use crate::block::{check_pow2, refill, Block, ConfigError, Params};
 use crate::port::{mask, PortGroup};
 use arbitrary_int::{i4, u3, u6};
 
@@ -408,14 +408,8 @@ impl Block for Mmu {
     }
 
     fn check(p: &MmuParams, c: &MmuConfig) -> Result<(), ConfigError> {
-        if !p.ports.is_power_of_two() || !(2..=16).contains(&p.ports) {
-            return Err(ConfigError::new(
-                "P",
-                format!("{} ports: must be a power of two in 2..=16", p.ports),
-            ));
-        }
-        c.to_words(p)
-            .map_err(|e| ConfigError::new(e.port, e.what.clone()))?;
+        check_pow2("P", "ports", p.ports, 2, 16)?;
+        c.to_words(p)?;
         let d = Derived::new(p, c);
         if d.cfg_err {
             return Err(ConfigError::new(

@@ -177,6 +177,40 @@ impl RrArb {
     }
 }
 
+/// Sequence numbers of `SW` bits, as the OSMOSIS adapters carry them
+/// (`stx_ingress`, `stx_egress`): serial-number arithmetic modulo `2^SW`.
+/// In the RTL this is plain `SW`-bit wrapping arithmetic (an addition or a
+/// subtraction truncated to `SW` bits), so it has no primitive of its own;
+/// the models share this one helper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeqNum {
+    /// Width `SW` in bits (1..=16).
+    pub sw: u32,
+}
+
+impl SeqNum {
+    /// Sequence numbers of `sw` bits.
+    pub const fn new(sw: u32) -> Self {
+        SeqNum { sw }
+    }
+
+    /// The modulus `2^SW`.
+    pub const fn modulus(&self) -> u32 {
+        1 << self.sw
+    }
+
+    /// `(a + k) mod 2^SW`.
+    pub const fn add(&self, a: u16, k: u32) -> u16 {
+        ((a as u32 + k) % self.modulus()) as u16
+    }
+
+    /// `(a - b) mod 2^SW`: how far `a` lies ahead of `b`.
+    pub const fn dist(&self, a: u16, b: u16) -> u32 {
+        let m = self.modulus();
+        (a as u32 % m + m - b as u32 % m) % m
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,5 +288,21 @@ mod tests {
         assert_eq!(a.ptr, 0, "wraps at n, not at a power of two");
         assert_eq!(a.clock(0b110, false), Some(1));
         assert_eq!(a.ptr, 0);
+    }
+
+    #[test]
+    fn sequence_numbers_wrap_at_their_width() {
+        let s = SeqNum::new(3);
+        assert_eq!(s.modulus(), 8);
+        assert_eq!(s.add(6, 3), 1);
+        assert_eq!(s.add(7, 8), 7);
+        assert_eq!(s.dist(1, 6), 3);
+        assert_eq!(s.dist(6, 1), 5);
+        assert_eq!(s.dist(5, 5), 0);
+        for a in 0..8u16 {
+            for k in 0..8u32 {
+                assert_eq!(s.dist(s.add(a, k), a), k);
+            }
+        }
     }
 }

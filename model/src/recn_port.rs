@@ -15,7 +15,7 @@
 //! the start of the cycle. Order inside a cycle: dequeue, arrival,
 //! notification received, notification sent, Xon/Xoff, release.
 
-use crate::block::{check_range, refill, Block, ConfigError, Params};
+use crate::block::{check_param, check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::PortGroup;
 use crate::prim::{RrArb, SatCnt};
 use arbitrary_int::{u3, u5};
@@ -548,32 +548,11 @@ impl Block for RecnPort {
     }
 
     fn check(p: &RecnPortParams, c: &RecnPortConfig) -> Result<(), ConfigError> {
-        if !p.d.is_power_of_two() || !(2..=16).contains(&p.d) {
-            return Err(ConfigError::new(
-                "D",
-                format!("{} detection queues: must be a power of two in 2..=16", p.d),
-            ));
-        }
-        if !(1..=16).contains(&p.s) {
-            return Err(ConfigError::new(
-                "S",
-                format!("{} SAQs: must be 1..=16", p.s),
-            ));
-        }
-        if !(32..=1024).contains(&p.c) {
-            return Err(ConfigError::new(
-                "C",
-                format!("{} cells: must be 32..=1024", p.c),
-            ));
-        }
-        if p.rw < p.tb() || p.rw > 32 {
-            return Err(ConfigError::new(
-                "RW",
-                format!("route width {}: must be {}..=32", p.rw, p.tb()),
-            ));
-        }
-        let pe = |e: crate::port::PackError| ConfigError::new(e.port, e.what.clone());
-        c.to_words(p).map_err(pe)?;
+        check_pow2("D", "detection queues", p.d, 2, 16)?;
+        check_param("S", "SAQs", p.s, 1, 16)?;
+        check_param("C", "cells", p.c, 32, 1024)?;
+        check_param("RW", "route bits", p.rw as usize, p.tb() as usize, 32)?;
+        c.to_words(p)?;
         let cc = p.c as u64;
         check_range("cfg_det_thr_i", c.cfg_det_thr_i as u64, 1, cc)?;
         check_range(
@@ -582,10 +561,10 @@ impl Block for RecnPort {
             1,
             c.cfg_det_thr_i as u64,
         )
-        .map_err(|e| ConfigError::new(e.field, format!("{} (cfg_det_thr_i)", e.msg)))?;
+        .map_err(|e| e.note("cfg_det_thr_i"))?;
         check_range("cfg_xoff_i", c.cfg_xoff_i as u64, 1, cc)?;
         check_range("cfg_xon_i", c.cfg_xon_i as u64, 0, c.cfg_xoff_i as u64 - 1)
-            .map_err(|e| ConfigError::new(e.field, format!("{} (below cfg_xoff_i)", e.msg)))?;
+            .map_err(|e| e.note("below cfg_xoff_i"))?;
         debug_assert!(!cfg_bad(p, c));
         Ok(())
     }

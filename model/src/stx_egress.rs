@@ -13,9 +13,9 @@
 //! leaves in the cycle it arrives); everything else is the registers at the
 //! start of the cycle. Order inside a cycle: delivery, admission, counters.
 
-use crate::block::{refill, Block, ConfigError, Params};
+use crate::block::{check_param, check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::PortGroup;
-use crate::prim::{RrArb, SatCnt};
+use crate::prim::{RrArb, SatCnt, SeqNum};
 use arbitrary_int::u2;
 
 /// `ceil(log2(n))` for `n >= 1`.
@@ -55,7 +55,11 @@ impl StxEgressParams {
     }
     /// Sequence numbers wrap at this modulus.
     pub const fn seq_mod(&self) -> u32 {
-        1 << self.sw
+        self.seq().modulus()
+    }
+    /// The sequence numbers' arithmetic (`SW` bits).
+    pub const fn seq(&self) -> SeqNum {
+        SeqNum::new(self.sw)
     }
     /// The counters saturate here.
     pub const fn cnt_max(&self) -> u64 {
@@ -77,57 +81,17 @@ impl StxEgressParams {
     }
 
     fn check_in(&self, lim: &Range) -> Result<(), ConfigError> {
-        let e = |f: &'static str, m: String| Err(ConfigError::new(f, m));
-        let what = lim.name;
-        if !self.n.is_power_of_two() || !(2..=lim.n).contains(&self.n) {
-            return e(
-                "N",
-                format!(
-                    "{} inputs: must be a power of two in 2..={} ({what})",
-                    self.n, lim.n
-                ),
-            );
-        }
-        if !(1..=lim.r).contains(&self.r) {
-            return e(
-                "R",
-                format!("{} receivers: must be 1..={} ({what})", self.r, lim.r),
-            );
-        }
-        if !self.b.is_power_of_two() || !(2..=lim.b).contains(&self.b) {
-            return e(
-                "B",
-                format!(
-                    "{} RSQ entries: must be a power of two in 2..={} ({what})",
-                    self.b, lim.b
-                ),
-            );
-        }
-        if self.sw <= self.pw() || self.sw > 16 {
-            return e(
-                "SW",
-                format!(
-                    "sequence width {}: must be {}..=16 (more than log2(B) = {})",
-                    self.sw,
-                    self.pw() + 1,
-                    self.pw()
-                ),
-            );
-        }
-        if !(1..=16).contains(&self.iw) {
-            return e("IW", format!("id width {}: must be 1..=16", self.iw));
-        }
-        let lo = clog2(self.n * self.b + 1);
-        if self.cntw < lo || self.cntw > 32 {
-            return e(
-                "CNTW",
-                format!(
-                    "counter width {}: must be {lo}..=32 (clog2(N B + 1) = {lo})",
-                    self.cntw
-                ),
-            );
-        }
-        Ok(())
+        let range = |e: ConfigError| e.note(lim.name);
+        check_pow2("N", "inputs", self.n, 2, lim.n).map_err(range)?;
+        check_param("R", "receivers", self.r, 1, lim.r).map_err(range)?;
+        check_pow2("B", "RSQ entries", self.b, 2, lim.b).map_err(range)?;
+        let pw = self.pw() as usize;
+        check_param("SW", "sequence bits", self.sw as usize, pw + 1, 16)
+            .map_err(|e| e.note(format_args!("more than log2(B) = {pw}")))?;
+        check_param("IW", "id bits", self.iw as usize, 1, 16)?;
+        let lo = clog2(self.n * self.b + 1) as usize;
+        check_param("CNTW", "counter bits", self.cntw as usize, lo, 32)
+            .map_err(|e| e.note(format_args!("clog2(N B + 1) = {lo}")))
     }
 }
 
@@ -483,13 +447,13 @@ impl StxEgress {
         self.add(self.s.head_q[i], self.run(i) as u32)
     }
 
-    fn add(&self, s: u16, k: u32) -> u16 {
-        ((s as u32 + k) % self.p.seq_mod()) as u16
+    fn add(&self, a: u16, k: u32) -> u16 {
+        self.p.seq().add(a, k)
     }
 
-    /// `(s - h) mod 2^SW`.
-    pub fn dist(&self, s: u16, h: u16) -> u32 {
-        (s as u32 + self.p.seq_mod() - h as u32) % self.p.seq_mod()
+    /// `(a - b) mod 2^SW`.
+    pub fn dist(&self, a: u16, b: u16) -> u32 {
+        self.p.seq().dist(a, b)
     }
 
     /// Checks the spec's invariants; panics with the broken one.
@@ -520,8 +484,8 @@ impl StxEgress {
 impl StxEgress {
     /// Checks `c` (the parameters themselves are not checked).
     fn check_config(c: &StxEgressConfig) -> Result<(), ConfigError> {
-        crate::block::check_range("cfg_scheme_i", c.cfg_scheme_i.value() as u64, 0, 2)
-            .map_err(|e| ConfigError::new(e.field, format!("{} (0 SR, 1 GBN, 2 SAW)", e.msg)))
+        check_range("cfg_scheme_i", c.cfg_scheme_i.value() as u64, 0, 2)
+            .map_err(|e| e.note("0 SR, 1 GBN, 2 SAW"))
     }
 
     /// A model at a size of the *model range* ([`StxEgressParams::check_model`]),

@@ -13,9 +13,9 @@
 //! registers at the start of the cycle. Order inside a cycle: ACK, grant,
 //! arrival, STX, request.
 
-use crate::block::{refill, Block, ConfigError, Params};
+use crate::block::{check_param, check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::PortGroup;
-use crate::prim::{Lfsr, RrArb, SatCnt};
+use crate::prim::{Lfsr, RrArb, SatCnt, SeqNum};
 use arbitrary_int::u2;
 
 /// `ceil(log2(n))` for `n >= 1`.
@@ -74,7 +74,11 @@ impl StxIngressParams {
     }
     /// Sequence numbers wrap at this modulus.
     pub const fn seq_mod(&self) -> u32 {
-        1 << self.sw
+        self.seq().modulus()
+    }
+    /// The sequence numbers' arithmetic (`SW` bits).
+    pub const fn seq(&self) -> SeqNum {
+        SeqNum::new(self.sw)
     }
     /// Largest legal `cfg_win_i`.
     pub const fn win_max(&self) -> u32 {
@@ -104,61 +108,23 @@ impl StxIngressParams {
     }
 
     fn check_in(&self, lim: &Range) -> Result<(), ConfigError> {
-        let e = |f: &'static str, m: String| Err(ConfigError::new(f, m));
-        let what = lim.name;
-        if !self.n.is_power_of_two() || !(2..=lim.n).contains(&self.n) {
-            return e(
-                "N",
-                format!(
-                    "{} outputs: must be a power of two in 2..={} ({what})",
-                    self.n, lim.n
-                ),
-            );
-        }
-        if !self.q.is_power_of_two() || !(2..=lim.q).contains(&self.q) {
-            return e(
-                "Q",
-                format!(
-                    "VOQ depth {}: must be a power of two in 2..={} ({what})",
-                    self.q, lim.q
-                ),
-            );
-        }
-        if !(1..=lim.rtt).contains(&self.rtt) {
-            return e(
-                "RTT",
-                format!("{} RTX entries: must be 1..={} ({what})", self.rtt, lim.rtt),
-            );
-        }
-        let hi = 16 - self.ow();
-        if self.sw < 2 || self.sw > hi {
-            return e(
-                "SW",
-                format!(
-                    "sequence width {}: must be 2..={hi} (SW + log2(N) <= 16)",
-                    self.sw
-                ),
-            );
-        }
-        if !(1..=16).contains(&self.iw) {
-            return e("IW", format!("id width {}: must be 1..=16", self.iw));
-        }
-        if !(2..=lim.cw).contains(&self.cw) {
-            return e(
-                "CW",
-                format!(
-                    "request counter width {}: must be 2..={} ({what})",
-                    self.cw, lim.cw
-                ),
-            );
-        }
-        if !(4..=32).contains(&self.cntw) {
-            return e(
-                "CNTW",
-                format!("counter width {}: must be 4..=32", self.cntw),
-            );
-        }
-        Ok(())
+        let range = |e: ConfigError| e.note(lim.name);
+        check_pow2("N", "outputs", self.n, 2, lim.n).map_err(range)?;
+        check_pow2("Q", "cells per VOQ", self.q, 2, lim.q).map_err(range)?;
+        check_param("RTT", "RTX entries", self.rtt, 1, lim.rtt).map_err(range)?;
+        let hi = 16 - self.ow() as usize;
+        check_param("SW", "sequence bits", self.sw as usize, 2, hi)
+            .map_err(|e| e.note("SW + log2(N) <= 16"))?;
+        check_param("IW", "id bits", self.iw as usize, 1, 16)?;
+        check_param(
+            "CW",
+            "request counter bits",
+            self.cw as usize,
+            2,
+            lim.cw as usize,
+        )
+        .map_err(range)?;
+        check_param("CNTW", "counter bits", self.cntw as usize, 4, 32)
     }
 }
 
@@ -593,12 +559,11 @@ impl StxIngress {
 
     /// `(a - b) mod 2^SW`.
     pub fn dist(&self, a: u16, b: u16) -> u32 {
-        let m = self.p.seq_mod();
-        (a as u32 + m - b as u32) % m
+        self.p.seq().dist(a, b)
     }
 
     fn add(&self, a: u16, k: u32) -> u16 {
-        ((a as u32 + k) % self.p.seq_mod()) as u16
+        self.p.seq().add(a, k)
     }
 
     /// The effective window: `cfg_win_i`, or 1 under SAW.
@@ -701,12 +666,10 @@ impl StxIngress {
 impl StxIngress {
     /// Checks `c` against `p` (the parameters themselves are not checked).
     fn check_config(p: &StxIngressParams, c: &StxIngressConfig) -> Result<(), ConfigError> {
-        use crate::block::check_range;
-        check_range("cfg_policy_i", c.cfg_policy_i.value() as u64, 0, 2).map_err(|e| {
-            ConfigError::new(e.field, format!("{} (0 OCF, 1 random, 2 YCF)", e.msg))
-        })?;
+        check_range("cfg_policy_i", c.cfg_policy_i.value() as u64, 0, 2)
+            .map_err(|e| e.note("0 OCF, 1 random, 2 YCF"))?;
         check_range("cfg_scheme_i", c.cfg_scheme_i.value() as u64, 0, 2)
-            .map_err(|e| ConfigError::new(e.field, format!("{} (0 SR, 1 GBN, 2 SAW)", e.msg)))?;
+            .map_err(|e| e.note("0 SR, 1 GBN, 2 SAW"))?;
         check_range("cfg_win_i", c.cfg_win_i as u64, 1, p.win_max() as u64)?;
         check_range(
             "cfg_req_lim_i",

@@ -60,7 +60,7 @@
 //! and an arbiter of the caller's (the verilated RTL, for instance).
 
 use crate::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams};
-use crate::block::{check_range, refill, Block, ConfigError, Params};
+use crate::block::{check_param, check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::PortGroup;
 use crate::stx_egress::{
     Fate, Scheme, StxEgress, StxEgressConfig, StxEgressInputs, StxEgressOutputs, StxEgressParams,
@@ -846,19 +846,14 @@ impl Block for StxSwitch {
     }
 
     fn check(p: &StxSwitchParams, c: &StxSwitchConfig) -> Result<(), ConfigError> {
-        if !p.n.is_power_of_two() || !(4..=16).contains(&p.n) {
-            return Err(ConfigError::new(
-                "N",
-                format!("{} ports: must be a power of two in 4..=16", p.n),
-            ));
-        }
+        check_pow2("N", "ports", p.n, 4, 16)?;
         if !p.rtt.is_multiple_of(2) || !(2..=32).contains(&p.rtt) {
             return Err(ConfigError::new(
                 "RTT",
                 format!("round trip {}: must be even, 2..=32", p.rtt),
             ));
         }
-        check_range("R", p.r as u64, 1, 4)?;
+        check_param("R", "receivers", p.r, 1, 4)?;
         let parts = p.parts(c);
         parts.check()?;
         parts.ingress.0.check()?;
@@ -883,15 +878,7 @@ impl Block for StxSwitch {
             1,
             Self::req_lim_max(p) as u64,
         )
-        .map_err(|e| {
-            ConfigError::new(
-                e.field,
-                format!(
-                    "{} (at most 2^CW - 1 and B - 2^CW: the RSQ sizing rule)",
-                    e.msg
-                ),
-            )
-        })?;
+        .map_err(|e| e.note("at most 2^CW - 1 and B - 2^CW: the RSQ sizing rule"))?;
         Arbiter::check(&parts.arbiter.0, &parts.arbiter.1)?;
         StxEgress::check(&parts.egress.0, &parts.egress.1)
     }
