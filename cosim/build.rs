@@ -83,41 +83,7 @@ fn fail(msg: impl AsRef<str>) -> ! {
 }
 
 fn verilator_root() -> (String, PathBuf) {
-    let out = Command::new("verilator").arg("--version").output();
-    let version = match out {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
-        _ => fail(
-            "`verilator` was not found on PATH. Install it with `make deps` \
-             (runs `apt-get install -y verilator`) or put Verilator 5.x on PATH.",
-        ),
-    };
-    let major: u32 = version
-        .split_whitespace()
-        .nth(1)
-        .and_then(|v| v.split('.').next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    if major < 5 {
-        fail(format!("need Verilator 5.x, found `{version}`"));
-    }
-    let root = std::env::var("VERILATOR_ROOT")
-        .ok()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let o = Command::new("verilator")
-                .arg("--getenv")
-                .arg("VERILATOR_ROOT")
-                .output()
-                .unwrap_or_else(|e| fail(format!("verilator --getenv failed: {e}")));
-            PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
-        });
-    if !root.join("include/verilated.cpp").exists() {
-        fail(format!(
-            "Verilator's runtime sources are not in {}/include",
-            root.display()
-        ));
-    }
-    (version, root)
+    toolchain::verilator().unwrap_or_else(|e| fail(e))
 }
 
 /// Ports declared in a Verilator header: `(name, is_input, width)`.
@@ -203,29 +169,23 @@ fn shim_source(v: &Variant, prefix: &str) -> String {
 }
 
 fn base_build(root: &Path, csrc: &Path) -> cc::Build {
-    let inc = root.join("include");
     let mut b = cc::Build::new();
     b.cpp(true)
-        .std("c++17")
+        .std(toolchain::CXX_STD)
         .opt_level(2)
         .debug(false)
         .warnings(false)
         .extra_warnings(false)
         .cargo_metadata(false)
-        .include(&inc)
-        .include(inc.join("vltstd"))
-        .include(csrc)
-        .define("VM_TRACE", "1")
-        .define("VM_TRACE_VCD", "1")
-        .define("VM_TRACE_FST", "0")
-        .define("VM_COVERAGE", "0")
-        .define("VM_SC", "0")
-        .define("VL_USER_FATAL", None)
-        .define("VL_USER_STOP", None)
-        .define("VL_PRINTF", "vsim_printf")
-        .flag("-include")
-        .flag(csrc.join("vsim_rt.h").to_str().unwrap())
-        .flag("-fno-strict-aliasing");
+        .includes(toolchain::cxx_includes(root, csrc));
+    for (k, v) in toolchain::CXX_DEFINES {
+        b.define(k, v);
+    }
+    b.flag("-include")
+        .flag(csrc.join(toolchain::PRELUDE).to_str().unwrap());
+    for f in toolchain::CXX_EXTRA {
+        b.flag(f);
+    }
     b
 }
 
@@ -260,17 +220,21 @@ fn main() {
     let vsim_rt = read(&csrc.join("vsim_rt.cpp"));
 
     // The Verilator runtime, once.
-    let rt_hash = hash_of(&[version.as_bytes(), &vsim_rt, &vsim_rt_h, b"rt-v1"]);
+    // What the C++ is compiled with (a change rebuilds everything).
+    let cxx_id = toolchain::cxx_flags(&root, &csrc, "-O2").join(" ");
+    let rt_hash = hash_of(&[
+        version.as_bytes(),
+        &vsim_rt,
+        &vsim_rt_h,
+        cxx_id.as_bytes(),
+        b"rt-v1",
+    ]);
     let rt_stamp = out.join("vsimrt.stamp");
     if std::fs::read_to_string(&rt_stamp).ok().as_deref() != Some(&rt_hash)
         || !out.join("libvsimrt.a").exists()
     {
-        let inc = root.join("include");
         base_build(&root, &csrc)
-            .file(inc.join("verilated.cpp"))
-            .file(inc.join("verilated_vcd_c.cpp"))
-            .file(inc.join("verilated_threads.cpp"))
-            .file(csrc.join("vsim_rt.cpp"))
+            .files(toolchain::runtime_sources(&root, &csrc))
             .compile("vsimrt");
         std::fs::write(&rt_stamp, &rt_hash).unwrap();
     }
@@ -305,6 +269,7 @@ fn main() {
         let mut parts: Vec<Vec<u8>> = vec![
             version.clone().into_bytes(),
             args.join(" ").into_bytes(),
+            cxx_id.clone().into_bytes(),
             shim.clone().into_bytes(),
             vsim_h.clone(),
             vsim_rt_h.clone(),

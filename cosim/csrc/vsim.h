@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 #include "verilated.h"
 #include "verilated_vcd_c.h"
@@ -126,6 +127,17 @@ template <class Top> void flush(void* h) {
     if (s->tf) s->tf->flush();
 }
 
+// Reads a file of little-endian 32-bit words into `w`; false if it cannot.
+inline bool read_words(const char* path, std::vector<uint32_t>& w) {
+    std::FILE* f = std::fopen(path, "rb");
+    if (!f) return false;
+    uint32_t chunk[4096];
+    size_t got;
+    while ((got = std::fread(chunk, 4, 4096, f)) > 0) w.insert(w.end(), chunk, chunk + got);
+    std::fclose(f);
+    return true;
+}
+
 // The minimal C++ harness of the benchmarks: reads `cycles` packed input
 // vectors from a file, then drives a fresh model with them (reset for two
 // cycles first), exactly as `cycle` does untraced, timing only the loop.
@@ -134,13 +146,8 @@ template <class Top> void flush(void* h) {
 template <class Top, void (*Put)(Top*, const uint32_t*), void (*Get)(Top*, uint32_t*)>
 int bench(const char* path, size_t in_words, size_t out_words, double* secs,
           uint64_t* cycles, uint64_t* checksum) {
-    std::FILE* f = std::fopen(path, "rb");
-    if (!f) return -1;
     std::vector<uint32_t> buf;
-    uint32_t chunk[4096];
-    size_t got;
-    while ((got = std::fread(chunk, 4, 4096, f)) > 0) buf.insert(buf.end(), chunk, chunk + got);
-    std::fclose(f);
+    if (!read_words(path, buf)) return -1;
     size_t n = buf.size() / in_words;
     std::vector<uint32_t> out(out_words + 1);
     VerilatedContext ctx;
@@ -175,6 +182,49 @@ int bench(const char* path, size_t in_words, size_t out_words, double* secs,
     return 0;
 }
 
+// The mutation campaign's checker (cosim/src/mutate.rs writes the file):
+// replays golden vectors on this build, each case from a fresh instance
+// exactly as the co-simulation runs one (`create`, `cycle` untraced), and
+// compares the outputs of the cycles marked for checking. The file: magic
+// "VSIM" (0x5653494d), input words, output words, cases; per case its seed
+// and cycle count, then per cycle a check flag, the inputs and the expected
+// outputs. Prints SURVIVED (returns 0), KILLED case C cycle K: why
+// (returns 1; K counts from the end of the two reset cycles), or ERROR
+// (returns 2).
+template <class Top, void (*Put)(Top*, const uint32_t*), void (*Get)(Top*, uint32_t*)>
+int check(const char* path) {
+    std::vector<uint32_t> w;
+    if (!read_words(path, w) || w.size() < 4 || w[0] != 0x5653494d) {
+        std::printf("ERROR cannot read the vectors in %s\n", path);
+        return 2;
+    }
+    size_t at = 1;
+    const uint32_t iw = w[at++], ow = w[at++], ncases = w[at++];
+    std::vector<uint32_t> out(ow + 1);
+    for (uint32_t c = 0; c < ncases; ++c) {
+        const uint32_t seed = w[at++], n = w[at++];
+        void* h = create<Top>(seed & 0x7fffffff, nullptr);
+        for (uint32_t k = 0; k < n; ++k) {
+            const uint32_t chk = w[at++];
+            const uint32_t* in = &w[at];
+            at += iw;
+            const uint32_t* exp = &w[at];
+            at += ow;
+            const bool err = cycle<Top, Put, Get>(h, in, out.data()) != 0;
+            const char* why = err ? "RTL error: " : "outputs differ";
+            if (err || (chk && std::memcmp(out.data(), exp, ow * 4) != 0)) {
+                std::printf("KILLED case %u cycle %d: %s%s\n", c, (int)k - 2, why,
+                            err ? vsim_last_error() : "");
+                destroy<Top>(h);
+                return 1;
+            }
+        }
+        destroy<Top>(h);
+    }
+    std::printf("SURVIVED\n");
+    return 0;
+}
+
 }  // namespace vsim
 
 #define VSIM_DEFINE(NAME, TOP)                                                        \
@@ -189,4 +239,7 @@ int bench(const char* path, size_t in_words, size_t out_words, double* secs,
     extern "C" int vsim_##NAME##_bench(const char* path, size_t iw, size_t ow,        \
                                        double* secs, uint64_t* n, uint64_t* sum) {   \
         return vsim::bench<TOP, put_inputs, get_outputs>(path, iw, ow, secs, n, sum); \
+    }                                                                                 \
+    extern "C" int vsim_##NAME##_check(const char* path) {                            \
+        return vsim::check<TOP, put_inputs, get_outputs>(path);                       \
     }

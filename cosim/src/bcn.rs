@@ -242,56 +242,27 @@ pub fn sweep_points(base: &LoopConfig) -> Vec<(&'static str, LoopConfig)> {
 /// Runs the sweep (`jobs` threads).
 pub fn sweep(base: &LoopConfig, cycles: u64, rtl: bool, jobs: usize) -> Result<Vec<SweepRow>> {
     let pts = sweep_points(base);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let out = std::sync::Mutex::new(vec![None; pts.len()]);
-    std::thread::scope(|sc| -> Result<()> {
-        let hs: Vec<_> = (0..jobs.max(1))
-            .map(|_| {
-                sc.spawn(|| -> Result<()> {
-                    loop {
-                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some((vary, c)) = pts.get(k) else {
-                            return Ok(());
-                        };
-                        let m = run(c, cycles, rtl)?.metrics;
-                        let row = SweepRow {
-                            vary,
-                            gd: c.gd,
-                            w: c.w as f64 / 4.0,
-                            delay: c.ctrl_delay,
-                            convergence: m.convergence,
-                            std_dev: m.std_dev,
-                            peak_to_peak: m.peak_to_peak,
-                            mean_depth: m.mean_depth,
-                            max_depth: m.max_depth,
-                            jain: m.jain,
-                            drops: m.drops,
-                        };
-                        out.lock().expect("lock")[k] = Some(row);
-                    }
-                })
-            })
-            .collect();
-        for h in hs {
-            h.join().map_err(|_| anyhow!("a sweep thread panicked"))??;
-        }
-        Ok(())
-    })?;
-    Ok(out
-        .into_inner()
-        .expect("lock")
-        .into_iter()
-        .map(|r| r.expect("every point ran"))
-        .collect())
+    crate::sweep::par_map(&pts, jobs, |_, (vary, c)| {
+        let m = run(c, cycles, rtl)?.metrics;
+        Ok(SweepRow {
+            vary,
+            gd: c.gd,
+            w: c.w as f64 / 4.0,
+            delay: c.ctrl_delay,
+            convergence: m.convergence,
+            std_dev: m.std_dev,
+            peak_to_peak: m.peak_to_peak,
+            mean_depth: m.mean_depth,
+            max_depth: m.max_depth,
+            jain: m.jain,
+            drops: m.drops,
+        })
+    })
 }
 
 /// The sweep as CSV.
 pub fn sweep_csv(rows: &[SweepRow]) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in rows {
-        w.serialize(r)?;
-    }
-    Ok(String::from_utf8(w.into_inner()?)?)
+    crate::sweep::csv_string(rows)
 }
 
 /// Six panels: oscillation amplitude (std-dev and peak-to-peak of the

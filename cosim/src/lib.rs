@@ -11,6 +11,7 @@
 //!   its curves as CSV, SVG and PNG.
 //! - [`recn`]: the network study of seed 002 (VOQ Net, VOQ Switch, RECN
 //!   on the `recn_port` model or RTL), its CSV and charts.
+//! - [`sweep`]: what the sweeps share: points on worker threads, rows as CSV.
 //! - [`plot`]: line charts rendered to SVG and PNG with `plotters`.
 //! - [`size`]: `switchsim size`, buffer sizing from a link (`studies::sizing`)
 //!   to MMU and credit configurations.
@@ -30,6 +31,7 @@ pub mod shimgen;
 pub mod size;
 pub mod streambench;
 pub mod stx;
+pub mod sweep;
 pub mod toolchain;
 pub mod wave;
 

@@ -28,14 +28,13 @@
 //! | `ternary` | the two arms of a `? :` swapped |
 
 use crate::shimgen;
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use model::port::PortDesc;
 use model::stim::Stimulus;
 use model::{Block, Params, PortGroup};
 use proptest::strategy::{Strategy, ValueTree};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use testbenches::Bench;
 
@@ -404,58 +403,11 @@ fn write_vectors<B: Block>(set: &[Stimulus<B>], path: &Path) -> Result<(usize, u
     Ok((in_words, ol.words))
 }
 
+/// The mutation checker's `main`: `vsim::check` (`cosim/csrc/vsim.h`) on
+/// the mutant's build, the same create/cycle code the co-simulation runs.
 const CHECKER: &str = r#"
-// The mutation checker: replays golden vectors on one (mutated) RTL build.
-#include <cstdio>
-#include <cstring>
-#include <vector>
 #include "shim.cpp"
-int main(int argc, char** argv) {
-    std::FILE* f = std::fopen(argv[1], "rb");
-    if (!f) { std::printf("ERROR cannot read vectors\n"); return 2; }
-    std::vector<uint32_t> w;
-    uint32_t chunk[4096];
-    size_t got;
-    while ((got = std::fread(chunk, 4, 4096, f)) > 0) w.insert(w.end(), chunk, chunk + got);
-    std::fclose(f);
-    size_t at = 0;
-    uint32_t magic = w[at++], iw = w[at++], ow = w[at++], ncases = w[at++];
-    if (magic != 0x5653494d) { std::printf("ERROR bad vectors\n"); return 2; }
-    std::vector<uint32_t> out(ow + 1);
-    for (uint32_t c = 0; c < ncases; ++c) {
-        uint32_t seed = w[at++], n = w[at++];
-        VerilatedContext ctx;
-        ctx.randReset(2);
-        ctx.randSeed((int)(seed & 0x7fffffff));
-        ctx.fatalOnError(false);
-        TOP_T t(&ctx, "TOP");
-        t.clk_i = 0;
-        t.eval();
-        for (uint32_t k = 0; k < n; ++k) {
-            uint32_t chk = w[at++];
-            const uint32_t* in = &w[at];
-            at += iw;
-            const uint32_t* exp = &w[at];
-            at += ow;
-            put_inputs(&t, in);
-            t.clk_i = 0;
-            t.eval();
-            get_outputs(&t, out.data());
-            if (ctx.gotError()) {
-                std::printf("KILLED case %u cycle %d: RTL error: %s\n", c, (int)k - 2, vsim_last_error());
-                return 1;
-            }
-            if (chk && std::memcmp(out.data(), exp, ow * 4) != 0) {
-                std::printf("KILLED case %u cycle %d: outputs differ\n", c, (int)k - 2);
-                return 1;
-            }
-            t.clk_i = 1;
-            t.eval();
-        }
-    }
-    std::printf("SURVIVED\n");
-    return 0;
-}
+int main(int argc, char** argv) { return argc == 2 ? CHECK(argv[1]) : 2; }
 "#;
 
 /// The C++ harness sources (`cosim/csrc/`), as built into the binary.
@@ -474,24 +426,10 @@ struct Toolchain {
     pch: PathBuf,
 }
 
+/// The flags of the runtime and the precompiled header: the co-simulation's
+/// ([`crate::toolchain::cxx_flags`]) at `-O1`, as a mutant is run once.
 fn cxx_flags(tc: &Toolchain) -> Vec<String> {
-    let inc = tc.root.join("include");
-    vec![
-        "-std=c++17".into(),
-        "-O1".into(),
-        "-w".into(),
-        format!("-I{}", inc.display()),
-        format!("-I{}", inc.join("vltstd").display()),
-        format!("-I{}", tc.csrc.display()),
-        "-DVM_TRACE=1".into(),
-        "-DVM_TRACE_VCD=1".into(),
-        "-DVM_TRACE_FST=0".into(),
-        "-DVM_COVERAGE=0".into(),
-        "-DVM_SC=0".into(),
-        "-DVL_USER_FATAL".into(),
-        "-DVL_USER_STOP".into(),
-        "-DVL_PRINTF=vsim_printf".into(),
-    ]
+    crate::toolchain::cxx_flags(&tc.root, &tc.csrc, "-O1")
 }
 
 /// The flags of a mutant's translation unit: the runtime's, with the
@@ -513,14 +451,7 @@ fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output> {
 
 /// Compiles the Verilator runtime once into `dir/rt.a`.
 fn toolchain(dir: &Path) -> Result<Toolchain> {
-    let root = String::from_utf8(
-        run(
-            Command::new("verilator").args(["--getenv", "VERILATOR_ROOT"]),
-            "verilator",
-        )?
-        .stdout,
-    )?;
-    let root = PathBuf::from(root.trim());
+    let (_, root) = crate::toolchain::verilator().map_err(|e| anyhow::anyhow!(e))?;
     // The harness sources are compiled into the binary, so a campaign
     // needs no source tree of switchsim's own.
     let csrc = dir.join("csrc");
@@ -541,20 +472,14 @@ fn toolchain(dir: &Path) -> Result<Toolchain> {
     };
     if !tc.rt.exists() {
         std::fs::create_dir_all(dir)?;
-        let inc = tc.root.join("include");
         let mut objs = vec![];
-        for src in [
-            inc.join("verilated.cpp"),
-            inc.join("verilated_vcd_c.cpp"),
-            inc.join("verilated_threads.cpp"),
-            tc.csrc.join("vsim_rt.cpp"),
-        ] {
+        for src in crate::toolchain::runtime_sources(&tc.root, &tc.csrc) {
             let obj = dir.join(src.file_name().unwrap()).with_extension("o");
             let o = run(
                 Command::new("g++")
                     .args(cxx_flags(&tc))
                     .arg("-include")
-                    .arg(tc.csrc.join("vsim_rt.h"))
+                    .arg(tc.csrc.join(crate::toolchain::PRELUDE))
                     .arg("-O2")
                     .arg("-c")
                     .arg(&src)
@@ -582,7 +507,7 @@ fn toolchain(dir: &Path) -> Result<Toolchain> {
             &tc.pch,
             format!(
                 "#include \"{}\"\n#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n",
-                tc.csrc.join("vsim_rt.h").display()
+                tc.csrc.join(crate::toolchain::PRELUDE).display()
             ),
         )?;
         let o = run(
@@ -639,7 +564,7 @@ fn evaluate(
     std::fs::write(work.join("shim.cpp"), shim)?;
     std::fs::write(
         work.join("main.cpp"),
-        format!("#define TOP_T {prefix}\n{CHECKER}"),
+        format!("#define CHECK vsim_{block}_mut_check\n{CHECKER}"),
     )?;
     let mut cpps: Vec<PathBuf> = std::fs::read_dir(work)?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -834,61 +759,34 @@ where
         jobs: usize,
         progress: &(impl Fn(&str, usize, usize, &Mutant, &Fate) + Sync),
     ) -> Result<Vec<Fate>> {
-        let queue = Arc::new(Mutex::new(
-            ms.iter().cloned().enumerate().collect::<Vec<_>>(),
-        ));
-        let results = Arc::new(Mutex::new(vec![None; ms.len()]));
         let total = ms.len();
         // Mutants finished in this stage, for the progress report.
         let done = std::sync::atomic::AtomicUsize::new(0);
-        let generics = &self.generics;
-        std::thread::scope(|sc| -> Result<()> {
-            let mut hs = vec![];
-            for j in 0..jobs.max(1) {
-                let (queue, results, done) = (queue.clone(), results.clone(), &done);
-                hs.push(sc.spawn(move || -> Result<()> {
-                    loop {
-                        let Some((k, m)) = queue.lock().unwrap().pop() else {
-                            return Ok(());
-                        };
-                        let dir = scratch.join(format!("job{j}"));
-                        let rtl = dir.join("rtl");
-                        let _ = std::fs::remove_dir_all(&rtl);
-                        std::fs::create_dir_all(&rtl)?;
-                        for f in crate::golden::rtl_files(rtl_dir, B::NAME)? {
-                            std::fs::copy(&f, rtl.join(f.file_name().unwrap()))?;
-                        }
-                        std::fs::write(rtl.join(format!("{}.v", B::NAME)), apply(src, &m))?;
-                        let fate = evaluate(
-                            tc,
-                            B::NAME,
-                            generics,
-                            &self.inputs,
-                            &self.outputs,
-                            &rtl,
-                            &dir.join(format!("build-{}", self.label)),
-                            &self.vectors,
-                            self.timeout,
-                        )?;
-                        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                        progress(&self.label, n, total, &m, &fate);
-                        results.lock().unwrap()[k] = Some(fate);
-                    }
-                }));
+        // Each worker builds in a folder of its own.
+        crate::sweep::par_map(ms, jobs, |j, m| {
+            let dir = scratch.join(format!("job{j}"));
+            let rtl = dir.join("rtl");
+            let _ = std::fs::remove_dir_all(&rtl);
+            std::fs::create_dir_all(&rtl)?;
+            for f in crate::golden::rtl_files(rtl_dir, B::NAME)? {
+                std::fs::copy(&f, rtl.join(f.file_name().unwrap()))?;
             }
-            for h in hs {
-                h.join()
-                    .map_err(|_| anyhow!("a mutation worker panicked"))??;
-            }
-            Ok(())
-        })?;
-        Ok(Arc::try_unwrap(results)
-            .unwrap()
-            .into_inner()
-            .unwrap()
-            .into_iter()
-            .map(|f| f.unwrap())
-            .collect())
+            std::fs::write(rtl.join(format!("{}.v", B::NAME)), apply(src, m))?;
+            let fate = evaluate(
+                tc,
+                B::NAME,
+                &self.generics,
+                &self.inputs,
+                &self.outputs,
+                &rtl,
+                &dir.join(format!("build-{}", self.label)),
+                &self.vectors,
+                self.timeout,
+            )?;
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            progress(&self.label, n, total, m, &fate);
+            Ok(fate)
+        })
     }
 }
 

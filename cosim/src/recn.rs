@@ -157,52 +157,23 @@ pub fn sweep(spec: &Spec, progress: &(dyn Fn(&Row) + Sync)) -> Result<Vec<Row>> 
             work.push(("hotspot", Pattern::HotSpot { hot: spec.hot }, l, a));
         }
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let out = std::sync::Mutex::new(vec![None; work.len()]);
-    let err = std::sync::Mutex::new(None);
-    std::thread::scope(|sc| {
-        for _ in 0..spec.jobs.max(1) {
-            sc.spawn(|| loop {
-                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if k >= work.len() || err.lock().expect("lock").is_some() {
-                    break;
-                }
-                let (name, pattern, load, arch) = work[k];
-                let cfg = Config {
-                    load,
-                    pattern,
-                    ..spec.base.clone()
-                };
-                let t0 = std::time::Instant::now();
-                match run_point(&cfg, arch, spec.rtl) {
-                    Ok(s) => {
-                        let row = Row::new(name, arch, load, &s, t0.elapsed().as_secs_f64());
-                        progress(&row);
-                        out.lock().expect("lock")[k] = Some(row);
-                    }
-                    Err(e) => *err.lock().expect("lock") = Some(e),
-                }
-            });
-        }
-    });
-    if let Some(e) = err.into_inner().expect("lock") {
-        return Err(e);
-    }
-    Ok(out
-        .into_inner()
-        .expect("lock")
-        .into_iter()
-        .map(|r| r.expect("every point ran"))
-        .collect())
+    crate::sweep::par_map(&work, spec.jobs, |_, &(name, pattern, load, arch)| {
+        let cfg = Config {
+            load,
+            pattern,
+            ..spec.base.clone()
+        };
+        let t0 = std::time::Instant::now();
+        let s = run_point(&cfg, arch, spec.rtl)?;
+        let row = Row::new(name, arch, load, &s, t0.elapsed().as_secs_f64());
+        progress(&row);
+        Ok(row)
+    })
 }
 
 /// The rows as CSV.
 pub fn csv_text(rows: &[Row]) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in rows {
-        w.serialize(r)?;
-    }
-    Ok(String::from_utf8(w.into_inner()?)?)
+    crate::sweep::csv_string(rows)
 }
 
 /// The charts, by file suffix: `fig2` (global best-effort throughput),

@@ -1,10 +1,13 @@
 //! How `rtl/<block>.v` becomes a simulator: which files, which Verilator
-//! flags. One module for every place that runs Verilator on a block (the
-//! build script through `#[path]`, `switchsim lint`, the golden vectors,
-//! synthesis and the mutation campaign), so their sources and flags cannot
-//! drift apart. Standard library only (the build script includes it).
+//! flags, which Verilator installation, and how its C++ is compiled. One
+//! module for every place that runs Verilator or compiles what it writes
+//! (the build script through `#[path]`, `switchsim lint`, the golden
+//! vectors, synthesis and the mutation campaign), so their sources and
+//! flags cannot drift apart. Standard library only (the build script
+//! includes it).
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The RTL files of block `block`: `rtl/<block>.v` first, then the other
 /// blocks it instantiates (`rtl/<name>.v` of every module named at the
@@ -121,6 +124,109 @@ pub fn verilator_args(
     a
 }
 
+/// The Verilator on `PATH`: its `--version` line and its root (the
+/// folder with `include/verilated.cpp`; `VERILATOR_ROOT` wins when set).
+/// Verilator 5 is required. The error is one line for the user.
+pub fn verilator() -> Result<(String, PathBuf), String> {
+    let version = match Command::new("verilator").arg("--version").output() {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        _ => {
+            return Err(
+                "`verilator` was not found on PATH. Install it with `make deps` \
+                 (runs `apt-get install -y verilator`) or put Verilator 5.x on PATH."
+                    .into(),
+            )
+        }
+    };
+    let major: u32 = version
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.split('.').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if major < 5 {
+        return Err(format!("need Verilator 5.x, found `{version}`"));
+    }
+    let root = match std::env::var("VERILATOR_ROOT") {
+        Ok(r) => PathBuf::from(r),
+        Err(_) => {
+            let o = Command::new("verilator")
+                .args(["--getenv", "VERILATOR_ROOT"])
+                .output()
+                .map_err(|e| format!("verilator --getenv VERILATOR_ROOT failed: {e}"))?;
+            PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
+        }
+    };
+    if !root.join("include/verilated.cpp").exists() {
+        return Err(format!(
+            "Verilator's runtime sources are not in {}/include",
+            root.display()
+        ));
+    }
+    Ok((version, root))
+}
+
+/// The C++ standard of every translation unit.
+pub const CXX_STD: &str = "c++17";
+
+/// The preprocessor definitions of every translation unit: VCD tracing on,
+/// no FST, coverage or SystemC; Verilator's fatal errors, `$stop` and
+/// `$display` go to the harness (`cosim/csrc/vsim_rt.h`), which turns an
+/// assertion into an error the Rust side reports instead of an abort.
+pub const CXX_DEFINES: [(&str, Option<&str>); 8] = [
+    ("VM_TRACE", Some("1")),
+    ("VM_TRACE_VCD", Some("1")),
+    ("VM_TRACE_FST", Some("0")),
+    ("VM_COVERAGE", Some("0")),
+    ("VM_SC", Some("0")),
+    ("VL_USER_FATAL", None),
+    ("VL_USER_STOP", None),
+    ("VL_PRINTF", Some("vsim_printf")),
+];
+
+/// The header every translation unit includes first (in `csrc`).
+pub const PRELUDE: &str = "vsim_rt.h";
+
+/// Code-generation flags every translation unit shares.
+pub const CXX_EXTRA: [&str; 1] = ["-fno-strict-aliasing"];
+
+/// The include folders: Verilator's, its `vltstd`, the harness's `csrc`.
+pub fn cxx_includes(root: &Path, csrc: &Path) -> [PathBuf; 3] {
+    let inc = root.join("include");
+    [inc.clone(), inc.join("vltstd"), csrc.to_path_buf()]
+}
+
+/// The runtime compiled once per toolchain and linked into every
+/// simulator: Verilator's runtime, its VCD writer and threads, and the
+/// harness's own `vsim_rt.cpp`.
+pub fn runtime_sources(root: &Path, csrc: &Path) -> [PathBuf; 4] {
+    let inc = root.join("include");
+    [
+        inc.join("verilated.cpp"),
+        inc.join("verilated_vcd_c.cpp"),
+        inc.join("verilated_threads.cpp"),
+        csrc.join("vsim_rt.cpp"),
+    ]
+}
+
+/// The same compilation as a `g++` command line (for the tools that run
+/// `g++` themselves rather than through the build script's `cc`), at
+/// optimisation `opt` (`-O1`, `-O2`), without the force-included prelude.
+pub fn cxx_flags(root: &Path, csrc: &Path, opt: &str) -> Vec<String> {
+    let mut f = vec![format!("-std={CXX_STD}"), opt.to_string(), "-w".into()];
+    f.extend(
+        cxx_includes(root, csrc)
+            .iter()
+            .map(|d| format!("-I{}", d.display())),
+    );
+    f.extend(CXX_DEFINES.iter().map(|(k, v)| match v {
+        Some(v) => format!("-D{k}={v}"),
+        None => format!("-D{k}"),
+    }));
+    f.extend(CXX_EXTRA.iter().map(|s| s.to_string()));
+    f
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +275,18 @@ mod tests {
                 "{flag}"
             );
         }
+    }
+
+    #[test]
+    fn the_gxx_flags_carry_every_define_and_include() {
+        let f = cxx_flags(Path::new("/v"), Path::new("/c"), "-O1");
+        assert!(f.contains(&"-std=c++17".to_string()) && f.contains(&"-O1".to_string()));
+        assert!(f.contains(&"-DVM_TRACE=1".to_string()));
+        assert!(f.contains(&"-DVL_USER_FATAL".to_string()));
+        assert!(f.contains(&"-I/v/include".to_string()) && f.contains(&"-I/c".to_string()));
+        assert_eq!(
+            f.iter().filter(|a| a.starts_with("-D")).count(),
+            CXX_DEFINES.len()
+        );
     }
 }
