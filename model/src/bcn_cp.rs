@@ -20,7 +20,7 @@
 //! arrival (admission), sampling and feedback, message, transmitter.
 
 use crate::block::{check_range, Block, ConfigError, Params};
-use crate::pfc::{crc32, crc32_beat, mac_bytes, CRC_INIT};
+use crate::eth::{crc32, crc32_beat, mac_bytes, CRC_INIT};
 use crate::port::{mask, PortGroup};
 use crate::prim::{Lfsr, SatCnt};
 use arbitrary_int::{u11, u13, u14, u3, u5, Int};
@@ -28,10 +28,9 @@ use arbitrary_int::{u11, u13, u14, u3, u5, Int};
 /// A signed 16-bit port value (two's complement, like a Verilog `signed [15:0]`).
 pub type S16 = Int<i16, 16>;
 
-/// Bytes of a BCN frame, FCS included.
-pub const FRAME_BYTES: usize = 64;
-/// Beats of a BCN frame (8 bytes each).
-pub const FRAME_BEATS: usize = 8;
+/// A BCN frame is a minimum Ethernet frame: 64 bytes, FCS included, in 8
+/// beats.
+pub use crate::eth::{FRAME_BEATS, FRAME_BYTES};
 /// The 802.1Q tag protocol identifier.
 pub const TPID: u16 = 0x8100;
 /// The EtherType of the rate-limiter tag (QCN's CN-TAG) in the rebuilt

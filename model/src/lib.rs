@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod block;
+pub mod eth;
 pub mod port;
 pub mod stim;
 

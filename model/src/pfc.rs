@@ -13,17 +13,14 @@
 //! cycle `t .. t + 7 + gap`, the first beat follows one cycle later.
 
 use crate::block::{Block, ConfigError, Params};
+use crate::eth::{
+    crc32, crc32_beat, mac_bytes, BEAT_BYTES, CRC_INIT, CRC_RESIDUE, FRAME_BEATS, FRAME_BYTES,
+};
 use crate::port::{mask, PortGroup};
 use arbitrary_int::{u3, u4};
 
 /// Priorities per port.
 pub const PRIOS: usize = 8;
-/// Bytes per beat of the stream.
-pub const BEAT_BYTES: usize = 8;
-/// Bytes of a PFC frame, FCS included (the minimum Ethernet frame).
-pub const FRAME_BYTES: usize = 64;
-/// Beats of a PFC frame.
-pub const FRAME_BEATS: usize = FRAME_BYTES / BEAT_BYTES;
 /// Destination address of PFC frames (01-80-C2-00-00-01).
 pub const PFC_DA: [u8; 6] = [0x01, 0x80, 0xc2, 0x00, 0x00, 0x01];
 /// MAC control EtherType.
@@ -32,44 +29,6 @@ pub const ETHERTYPE_MAC_CONTROL: u16 = 0x8808;
 pub const OPCODE_PFC: u16 = 0x0101;
 /// Legacy 802.3x PAUSE opcode.
 pub const OPCODE_PAUSE: u16 = 0x0001;
-/// CRC register (before the final complement) after a frame with a correct
-/// FCS has gone through it, FCS included.
-pub const CRC_RESIDUE: u32 = 0xdebb_20e3;
-/// Initial value of the CRC register.
-pub const CRC_INIT: u32 = 0xffff_ffff;
-
-/// CRC-32 (reflected, polynomial 0xEDB88320) of one byte into register `crc`.
-pub fn crc32_byte(mut crc: u32, b: u8) -> u32 {
-    crc ^= b as u32;
-    for _ in 0..8 {
-        crc = if crc & 1 != 0 {
-            (crc >> 1) ^ 0xedb8_8320
-        } else {
-            crc >> 1
-        };
-    }
-    crc
-}
-
-/// The CRC register after the first `n` bytes of a beat (byte 0 = bits 7:0).
-pub fn crc32_beat(mut crc: u32, data: u64, n: usize) -> u32 {
-    for k in 0..n.min(BEAT_BYTES) {
-        crc = crc32_byte(crc, (data >> (8 * k)) as u8);
-    }
-    crc
-}
-
-/// The Ethernet FCS of `bytes` (the zlib CRC-32).
-pub fn crc32(bytes: &[u8]) -> u32 {
-    !bytes.iter().fold(CRC_INIT, |c, &b| crc32_byte(c, b))
-}
-
-/// The MAC address `a` (48 bits, most significant byte first on the wire).
-pub fn mac_bytes(a: u64) -> [u8; 6] {
-    let b = a.to_be_bytes();
-    [b[2], b[3], b[4], b[5], b[6], b[7]]
-}
-
 /// The 64-byte PFC frame from `sa` with class-enable vector `cev` and the
 /// eight times, FCS included (reference encoder, written from the standard).
 pub fn pfc_frame(sa: u64, cev: u16, times: &[u16; PRIOS]) -> [u8; FRAME_BYTES] {
@@ -85,47 +44,6 @@ pub fn pfc_frame(sa: u64, cev: u16, times: &[u16; PRIOS]) -> [u8; FRAME_BYTES] {
     let fcs = crc32(&f[..60]);
     f[60..64].copy_from_slice(&fcs.to_le_bytes());
     f
-}
-
-/// An IPv4-typed data frame of `len` bytes (at least 64), FCS included:
-/// `da`, `sa`, EtherType 0x0800, payload byte `k` (frame offset) =
-/// `37 k ^ 0x5a`. What a MAC sends between PFC frames; the receive side
-/// classifies it as another frame.
-pub fn data_frame(da: [u8; 6], sa: u64, len: usize) -> Vec<u8> {
-    let len = len.max(FRAME_BYTES);
-    let mut f = Vec::with_capacity(len);
-    f.extend_from_slice(&da);
-    f.extend_from_slice(&mac_bytes(sa));
-    f.extend_from_slice(&0x0800u16.to_be_bytes());
-    f.extend((14..len - 4).map(|k| (k as u8).wrapping_mul(37) ^ 0x5a));
-    let fcs = crc32(&f);
-    f.extend_from_slice(&fcs.to_le_bytes());
-    f
-}
-
-/// One beat of the byte stream: (data, last, empty), as on `rx_*` / `tx_*`.
-pub type Beat = (u64, bool, u8);
-
-/// The beats of `bytes` (8 bytes per beat, byte 0 in bits 7:0; the last beat
-/// says how many of its bytes are empty).
-pub fn beats(bytes: &[u8]) -> Vec<Beat> {
-    bytes
-        .chunks(BEAT_BYTES)
-        .enumerate()
-        .map(|(k, chunk)| {
-            let v = chunk
-                .iter()
-                .enumerate()
-                .fold(0u64, |v, (j, &b)| v | (b as u64) << (8 * j));
-            let last = (k + 1) * BEAT_BYTES >= bytes.len();
-            let empty = if last {
-                (BEAT_BYTES - chunk.len()) as u8
-            } else {
-                0
-            };
-            (v, last, empty)
-        })
-        .collect()
 }
 
 /// Class of a received frame (`rx_done_o`).
@@ -1062,6 +980,7 @@ impl Block for Pfc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eth::{beats, crc32_byte, data_frame};
 
     #[test]
     fn data_frames_are_other_frames_and_pack_into_beats() {

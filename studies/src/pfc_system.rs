@@ -12,10 +12,9 @@
 //! a one-way delay of `D` cycles and an MTU of `L` cells.
 
 use arbitrary_int::{i4, u3, u6};
+use model::eth::{beats, data_frame, mac_bytes, Beat};
 use model::mmu::{Mmu, MmuConfig, MmuInputs, MmuParams, Verdict};
-use model::pfc::{
-    beats, data_frame, mac_bytes, Beat, Pfc, PfcConfig, PfcInputs, PfcParams, RxClass, PRIOS,
-};
+use model::pfc::{Pfc, PfcConfig, PfcInputs, PfcParams, RxClass, PRIOS};
 use model::{Block, PortGroup};
 use std::collections::VecDeque;
 

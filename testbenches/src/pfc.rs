@@ -25,9 +25,10 @@
 use crate::rng::Rng;
 use crate::Bench;
 use arbitrary_int::u3;
+use model::eth::{beats, crc32, data_frame, mac_bytes, BEAT_BYTES, FRAME_BEATS};
 use model::pfc::{
-    beats, classify, crc32, data_frame, mac_bytes, pfc_frame, Pfc, PfcConfig, PfcInputs,
-    PfcOutputs, PfcParams, RxClass, Timer, BEAT_BYTES, FRAME_BEATS, OPCODE_PAUSE, PFC_DA, PRIOS,
+    classify, pfc_frame, Pfc, PfcConfig, PfcInputs, PfcOutputs, PfcParams, RxClass, Timer,
+    OPCODE_PAUSE, PFC_DA, PRIOS,
 };
 use model::stim::{Cycle, Generator, Step, Stimulus};
 use model::{Block, PortGroup};

@@ -392,7 +392,7 @@ fn frame_layout_is_the_documented_one() {
     assert_eq!(f.len(), FRAME_BYTES);
     // The FCS: the zlib CRC-32, least significant byte first.
     let fcs = u32::from_le_bytes([f[60], f[61], f[62], f[63]]);
-    assert_eq!(fcs, model::pfc::crc32(&f[..60]));
+    assert_eq!(fcs, model::eth::crc32(&f[..60]));
     assert_eq!(parse_frame(&f), Some((m, 7, 0x88b5)));
     let mut bad = f;
     bad[20] ^= 1;
@@ -445,7 +445,7 @@ fn generated_frames_decode_in_tshark() {
     };
     assert_eq!(rows.len(), frames.len());
     let mac = |a: u64| {
-        model::pfc::mac_bytes(a)
+        model::eth::mac_bytes(a)
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect::<Vec<_>>()

@@ -5,8 +5,9 @@
 
 mod support;
 
+use model::eth::beats;
 use model::pfc::{
-    beats, classify, pfc_frame, Pfc, PfcConfig, PfcInputs, PfcOutputs, PfcParams, RxClass, PRIOS,
+    classify, pfc_frame, Pfc, PfcConfig, PfcInputs, PfcOutputs, PfcParams, RxClass, PRIOS,
 };
 use model::stim::{Cycle, Stimulus};
 use model::{Block, Params, PortGroup};
