@@ -71,6 +71,10 @@ use crate::stx_ingress::{
 };
 use arbitrary_int::u2;
 
+mod ledger;
+
+pub use ledger::{DelayStats, Ledger};
+
 /// The arbiter of a switch: the golden model, or anything that steps like
 /// it (the verilated RTL in `cosim`).
 pub trait SwitchArbiter {
@@ -995,128 +999,16 @@ impl StxSwitch {
     }
 }
 
-/// Books every accepted cell of a switch and checks each delivery: the
-/// next cell of its (input, output) flow, in order, exactly once; and sums
-/// the delays (delivery cycle minus arrival cycle). The same checker for
-/// the model and for the RTL's outputs.
-#[derive(Clone, Debug)]
-pub struct Ledger {
-    n: usize,
-    seq_mod: u32,
-    /// Per flow (input * N + output): (arrival cycle, id) of cells not yet delivered.
-    flows: Vec<std::collections::VecDeque<(u64, u16)>>,
-    /// Per flow: cells accepted so far (the next sequence number, unwrapped).
-    accepted: Vec<u64>,
-    /// Delay statistics.
-    pub stats: DelayStats,
-}
-
-/// Delay statistics of delivered cells (cycles from arrival at the input
-/// to delivery at the output).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DelayStats {
-    /// Cells accepted at the inputs.
-    pub accepted: u64,
-    /// Cells delivered.
-    pub delivered: u64,
-    /// Sum of the delays.
-    pub sum: u64,
-    /// Largest delay.
-    pub max: u64,
-    /// Smallest delay (`u64::MAX` before the first delivery).
-    pub min: u64,
-    /// Delays by value, up to 255 (the last bucket holds the rest).
-    pub hist: Vec<u64>,
-}
-
-impl Ledger {
-    /// An empty ledger for `n` ports and `sw`-bit sequence numbers.
-    pub fn new(n: usize, sw: u32) -> Self {
-        Ledger {
-            n,
-            seq_mod: 1 << sw,
-            flows: vec![Default::default(); n * n],
-            accepted: vec![0; n * n],
-            stats: DelayStats {
-                min: u64::MAX,
-                hist: vec![0; 256],
-                ..DelayStats::default()
-            },
-        }
-    }
-    /// Input `i` accepted a cell for output `j` with id `id` in cycle `t`.
-    pub fn accept(&mut self, t: u64, i: usize, j: usize, id: u16) {
-        self.flows[i * self.n + j].push_back((t, id));
-        self.accepted[i * self.n + j] += 1;
-        self.stats.accepted += 1;
-    }
-    /// Output `j` delivered `d` in cycle `t`; an error names what is wrong
-    /// (a cell not accepted, out of order, a second copy, a wrong id).
-    pub fn deliver(&mut self, t: u64, j: usize, d: &Delivery) -> Result<(), String> {
-        let f = d.src * self.n + j;
-        let left = self.flows[f].len() as u64;
-        let Some(&(t0, id)) = self.flows[f].front() else {
-            return Err(format!(
-                "cycle {t}: output {j} delivered input {}'s seq {} id {:#x}: nothing of that flow is owed",
-                d.src, d.seq, d.id
-            ));
-        };
-        let want = ((self.accepted[f] - left) % self.seq_mod as u64) as u16;
-        if d.seq != want || d.id != id {
-            return Err(format!(
-                "cycle {t}: output {j} delivered input {}'s seq {} id {:#x}; the next of that flow is seq {want} id {id:#x} (arrived in cycle {t0})",
-                d.src, d.seq, d.id
-            ));
-        }
-        self.flows[f].pop_front();
-        let delay = t - t0;
-        let s = &mut self.stats;
-        s.delivered += 1;
-        s.sum += delay;
-        s.max = s.max.max(delay);
-        s.min = s.min.min(delay);
-        s.hist[(delay as usize).min(255)] += 1;
-        Ok(())
-    }
-    /// Cells accepted and not yet delivered.
-    pub fn owed(&self) -> u64 {
-        self.flows.iter().map(|f| f.len() as u64).sum()
-    }
-    /// Books one cycle of a switch's ports (`i` and `o` of cycle `t`).
-    pub fn book(
-        &mut self,
-        t: u64,
-        i: &StxSwitchInputs,
-        o: &StxSwitchOutputs,
-    ) -> Result<(), String> {
-        for k in 0..self.n {
-            if i.arr_valid_i[k] && !o.arr_drop_o[k] {
-                self.accept(t, k, i.arr_out_i[k] as usize, i.arr_id_i[k]);
-            }
-        }
-        for j in 0..self.n {
-            if o.dlv_valid_o[j] {
-                let d = Delivery {
-                    src: o.dlv_src_o[j] as usize,
-                    seq: o.dlv_seq_o[j],
-                    id: o.dlv_id_o[j],
-                };
-                self.deliver(t, j, &d)?;
-            }
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn lcg(x: &mut u64) -> u64 {
-        *x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        *x >> 33
+    use rand_core::{Rng as _, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// The tests' traffic draws (31 bits).
+    fn draw(r: &mut Xoshiro256PlusPlus) -> u64 {
+        r.next_u64() >> 33
     }
 
     /// Random Bernoulli traffic, then a drain: every accepted cell is
@@ -1127,16 +1019,16 @@ mod tests {
         let mut inp = StxSwitchInputs::zero(p);
         let mut o = StxSwitchOutputs::zero(p);
         let mut l = Ledger::new(p.n, p.sw);
-        let mut x = 12345u64;
+        let mut x = Xoshiro256PlusPlus::seed_from_u64(12345);
         let mut id = 0u16;
         for t in 0..cycles + 2000 {
             for k in 0..p.n {
-                let on = t < cycles && lcg(&mut x) % 100 < load;
+                let on = t < cycles && draw(&mut x) % 100 < load;
                 inp.arr_valid_i[k] = on;
                 inp.arr_out_i[k] = if hot {
                     0
                 } else {
-                    (lcg(&mut x) % p.n as u64) as u8
+                    (draw(&mut x) % p.n as u64) as u8
                 };
                 id = id.wrapping_add(1) & ((1 << p.iw) - 1);
                 inp.arr_id_i[k] = id;
@@ -1264,6 +1156,8 @@ mod tests {
 #[cfg(test)]
 mod sizing {
     use super::*;
+    use rand_core::{Rng as _, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
 
     #[test]
     #[ignore]
@@ -1291,14 +1185,12 @@ mod sizing {
                                 let mut c = StxSwitch::default_config(&p);
                                 c.cfg_scheme_i = arbitrary_int::u2::new((seed % 3) as u8);
                                 let mut sw = StxSwitch::new(&p, &c);
-                                let mut x = seed * 7 + 1;
+                                let mut r = Xoshiro256PlusPlus::seed_from_u64(seed);
                                 let ready = vec![true; n];
                                 let mut arr = vec![None; n];
                                 for t in 0..3000u64 {
                                     for (k, a) in arr.iter_mut().enumerate() {
-                                        x = x
-                                            .wrapping_mul(6364136223846793005)
-                                            .wrapping_add(1442695040888963407);
+                                        let x = r.next_u64();
                                         let burst = (t / 200) % 2 == 0;
                                         *a = (burst || (x >> 40) % 4 == 0)
                                             .then(|| (((x >> 33) as usize) % hot, k as u16));
