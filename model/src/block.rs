@@ -153,14 +153,7 @@ pub fn check_param(
     lo: usize,
     hi: usize,
 ) -> Result<(), ConfigError> {
-    if (lo..=hi).contains(&v) {
-        Ok(())
-    } else {
-        Err(ConfigError::new(
-            field,
-            format!("{v} {what}: must be {lo}..={hi}"),
-        ))
-    }
+    param_in(field, what, v, lo, hi, false)
 }
 
 /// As [`check_param`], and `v` must be a power of two (an index of
@@ -172,14 +165,25 @@ pub fn check_pow2(
     lo: usize,
     hi: usize,
 ) -> Result<(), ConfigError> {
-    if v.is_power_of_two() && (lo..=hi).contains(&v) {
-        Ok(())
-    } else {
-        Err(ConfigError::new(
-            field,
-            format!("{v} {what}: must be a power of two in {lo}..={hi}"),
-        ))
+    param_in(field, what, v, lo, hi, true)
+}
+
+fn param_in(
+    field: &'static str,
+    what: &str,
+    v: usize,
+    lo: usize,
+    hi: usize,
+    pow2: bool,
+) -> Result<(), ConfigError> {
+    if (lo..=hi).contains(&v) && (!pow2 || v.is_power_of_two()) {
+        return Ok(());
     }
+    let kind = if pow2 { "a power of two in " } else { "" };
+    Err(ConfigError::new(
+        field,
+        format!("{v} {what}: must be {kind}{lo}..={hi}"),
+    ))
 }
 
 /// Declares a block's functional coverage bins once: an enum whose variants

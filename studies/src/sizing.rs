@@ -92,12 +92,7 @@ pub struct Link {
 impl Link {
     /// Checks every field's range.
     pub fn check(&self) -> Result<(), InputError> {
-        need(
-            "speed",
-            self.gbps > 0.0 && self.gbps <= 1e5,
-            self.gbps,
-            "(0, 100000] Gb/s",
-        )?;
+        check_speed(self.gbps)?;
         need(
             "cable",
             self.cable_m >= 0.0 && self.cable_m <= 1e6,
@@ -238,12 +233,7 @@ pub struct CreditLoop {
 impl CreditLoop {
     /// Checks every field's range.
     pub fn check(&self) -> Result<(), InputError> {
-        need(
-            "speed",
-            self.gbps > 0.0 && self.gbps <= 1e5,
-            self.gbps,
-            "(0, 100000] Gb/s",
-        )?;
+        check_speed(self.gbps)?;
         need(
             "clock",
             self.clock_ghz > 0.0 && self.clock_ghz <= 100.0,
@@ -270,6 +260,11 @@ impl CreditLoop {
             "(0, 1e9] ns",
         )
     }
+}
+
+/// The link speed's range (Gb/s).
+pub fn check_speed(gbps: f64) -> Result<(), InputError> {
+    need("speed", gbps > 0.0 && gbps <= 1e5, gbps, "(0, 100000] Gb/s")
 }
 
 /// The cell size's range.
