@@ -82,10 +82,6 @@ fn fail(msg: impl AsRef<str>) -> ! {
     std::process::exit(1);
 }
 
-fn verilator_root() -> (String, PathBuf) {
-    toolchain::verilator().unwrap_or_else(|e| fail(e))
-}
-
 /// Ports declared in a Verilator header: `(name, is_input, width)`.
 fn header_ports(h: &Path) -> Vec<(String, bool, u32)> {
     let text = std::fs::read_to_string(h).unwrap_or_else(|e| fail(format!("{}: {e}", h.display())));
@@ -212,7 +208,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=PATH");
     println!("cargo:rerun-if-env-changed=VSIM_FORCE_REBUILD");
 
-    let (version, root) = verilator_root();
+    let (version, root) = toolchain::verilator().unwrap_or_else(|e| fail(e));
     let read =
         |p: &Path| std::fs::read(p).unwrap_or_else(|e| fail(format!("{}: {e}", p.display())));
     let vsim_h = read(&csrc.join("vsim.h"));

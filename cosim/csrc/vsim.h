@@ -210,14 +210,14 @@ int check(const char* path) {
             at += iw;
             const uint32_t* exp = &w[at];
             at += ow;
-            const bool err = cycle<Top, Put, Get>(h, in, out.data()) != 0;
-            const char* why = err ? "RTL error: " : "outputs differ";
-            if (err || (chk && std::memcmp(out.data(), exp, ow * 4) != 0)) {
-                std::printf("KILLED case %u cycle %d: %s%s\n", c, (int)k - 2, why,
-                            err ? vsim_last_error() : "");
+            auto killed = [&](const char* what, const char* detail) {
+                std::printf("KILLED case %u cycle %d: %s%s\n", c, (int)k - 2, what, detail);
                 destroy<Top>(h);
                 return 1;
-            }
+            };
+            if (cycle<Top, Put, Get>(h, in, out.data()) != 0)
+                return killed("RTL error: ", vsim_last_error());
+            if (chk && std::memcmp(out.data(), exp, ow * 4) != 0) return killed("outputs differ", "");
         }
         destroy<Top>(h);
     }

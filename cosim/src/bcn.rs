@@ -260,11 +260,6 @@ pub fn sweep(base: &LoopConfig, cycles: u64, rtl: bool, jobs: usize) -> Result<V
     })
 }
 
-/// The sweep as CSV.
-pub fn sweep_csv(rows: &[SweepRow]) -> Result<String> {
-    crate::sweep::csv_string(rows)
-}
-
 /// Six panels: oscillation amplitude (std-dev and peak-to-peak of the
 /// depth, kB; top row) and convergence time (kcycles; bottom row, missing
 /// points: not settled) against Gd, W and the control-loop delay.
@@ -354,7 +349,7 @@ pub fn write_sweep(rows: &[SweepRow], stem: &std::path::Path) -> Result<()> {
         std::fs::create_dir_all(d)?;
     }
     let charts = sweep_charts(rows);
-    std::fs::write(stem.with_extension("csv"), sweep_csv(rows)?)?;
+    std::fs::write(stem.with_extension("csv"), crate::sweep::csv_string(rows)?)?;
     std::fs::write(
         stem.with_extension("svg"),
         render_svg(&charts, 3, 560, 380)?,

@@ -171,11 +171,6 @@ pub fn sweep(spec: &Spec, progress: &(dyn Fn(&Row) + Sync)) -> Result<Vec<Row>> 
     })
 }
 
-/// The rows as CSV.
-pub fn csv_text(rows: &[Row]) -> Result<String> {
-    crate::sweep::csv_string(rows)
-}
-
 /// The charts, by file suffix: `fig2` (global best-effort throughput),
 /// `fig3` (each best-effort level), `fig4` and `fig5` (mean and largest
 /// latency of each QoS level), `hotspot` (the victims' throughput).
@@ -291,7 +286,8 @@ pub fn write(rows: &[Row], stem: &Path) -> Result<()> {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
     let csv = stem.with_extension("csv");
-    std::fs::write(&csv, csv_text(rows)?).with_context(|| format!("writing {}", csv.display()))?;
+    std::fs::write(&csv, crate::sweep::csv_string(rows)?)
+        .with_context(|| format!("writing {}", csv.display()))?;
     let name = stem
         .file_name()
         .and_then(|s| s.to_str())
@@ -376,7 +372,7 @@ mod tests {
         };
         let rows = sweep(&spec, &|_| {}).unwrap();
         assert_eq!(rows.len(), 9);
-        let text = csv_text(&rows).unwrap();
+        let text = crate::sweep::csv_string(&rows).unwrap();
         assert!(text.starts_with("pattern,arch,load,be_offered,be_throughput,"));
         assert_eq!(text.lines().count(), 10);
         let ch = charts(&rows);

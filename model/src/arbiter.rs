@@ -40,7 +40,7 @@
 //! The arbiter knows nothing of cells: what an input sends on a grant, and
 //! whether it obeys R2, is the system's business.
 
-use crate::block::{check_pow2, check_range, refill, Block, ConfigError, Params};
+use crate::block::{check_param, check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::{mask, PortGroup};
 use arbitrary_int::{u3, u4, u7};
 
@@ -455,7 +455,7 @@ impl Block for Arbiter {
 
     fn check(p: &ArbiterParams, c: &ArbiterConfig) -> Result<(), ConfigError> {
         check_pow2("N", "ports", p.n, 2, 64)?;
-        check_range("CW", p.cw as u64, 2, 16)?;
+        check_param("CW", "request counter bits", p.cw as usize, 2, 16)?;
         check_range("cfg_recv_i", c.cfg_recv_i.value() as u64, 1, 127)?;
         check_range(
             "cfg_iter_i",

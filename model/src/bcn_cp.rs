@@ -19,7 +19,7 @@
 //! counted when that slot is full. Order inside a cycle: departure,
 //! arrival (admission), sampling and feedback, message, transmitter.
 
-use crate::block::{check_range, Block, ConfigError, Params};
+use crate::block::{check_param, check_range, Block, ConfigError, Params};
 use crate::eth::{crc32, crc32_beat, mac_bytes, CRC_INIT};
 use crate::port::{mask, PortGroup};
 use crate::prim::{Lfsr, SatCnt};
@@ -627,9 +627,9 @@ impl Block for BcnCp {
     }
 
     fn check(p: &BcnCpParams, c: &BcnCpConfig) -> Result<(), ConfigError> {
-        check_range("NQ", p.nq as u64, 1, 8)?;
-        check_range("QW", p.qw as u64, LW as u64, 28)?;
-        check_range("CW", p.cw as u64, 1, 32)?;
+        check_param("NQ", "queues", p.nq, 1, 8)?;
+        check_param("QW", "queue depth bits", p.qw as usize, LW as usize, 28)?;
+        check_param("CW", "counter bits", p.cw as usize, 1, 32)?;
         c.to_words(p)?;
         if (c.cfg_cp_sa_i >> 40) & 1 != 0 {
             return Err(ConfigError::new(

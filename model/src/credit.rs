@@ -16,7 +16,7 @@
 //! of the cycle. Order inside a cycle: ingress — credit arrivals, dequeue;
 //! egress — departure, arrivals, announcements, accumulator, grant.
 
-use crate::block::{check_pow2, check_range, refill, Block, ConfigError, Params};
+use crate::block::{check_param, check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::{mask, PortGroup};
 use arbitrary_int::u6;
 
@@ -114,13 +114,19 @@ impl CreditParams {
     }
     /// Checks the structural parameters against the spec's table.
     pub fn check(&self) -> Result<(), ConfigError> {
-        check_range("E", self.e as u64, 2, 8)?;
-        check_range("I", self.i as u64, 2, 16)?;
+        check_param("E", "egress ports", self.e, 2, 8)?;
+        check_param("I", "ingress ports", self.i, 2, 16)?;
         check_pow2("S", "slices", self.s, 2, 8)?;
-        check_range("LW", self.lw as u64, 4, 16)?;
-        check_range("CW", self.cw as u64, self.lw as u64, 30)?;
-        check_range("BW", self.bw as u64, self.lw as u64 + 1, 32)?;
-        check_range("RW", self.rw as u64, 2, 16)?;
+        check_param("LW", "length bits", self.lw as usize, 4, 16)?;
+        check_param("CW", "credit bits", self.cw as usize, self.lw as usize, 30)?;
+        check_param(
+            "BW",
+            "balance bits",
+            self.bw as usize,
+            self.lw as usize + 1,
+            32,
+        )?;
+        check_param("RW", "rate bits", self.rw as usize, 2, 16)?;
         Ok(())
     }
 }
@@ -471,7 +477,7 @@ impl Block for Credit {
 
     fn check(p: &CreditParams, c: &CreditConfig) -> Result<(), ConfigError> {
         p.check()?;
-        c.to_words(p).map_err(ConfigError::from)?;
+        c.to_words(p)?;
         for e in 0..p.e {
             let q = c.cfg_quantum_i[e] as u64;
             if q == 0 {

@@ -570,7 +570,7 @@ impl Block for Pfc {
                 format!("{} bits is outside the legal range 1..=32", p.cw),
             ));
         }
-        c.to_words(p).map_err(ConfigError::from)?;
+        c.to_words(p)?;
         crate::block::check_range("cfg_qcyc_i", c.cfg_qcyc_i as u64, 1, p.qcyc_max())?;
         if (c.cfg_sa_i >> 40) & 1 != 0 {
             return Err(ConfigError::new(

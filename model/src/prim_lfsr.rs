@@ -117,8 +117,8 @@ impl Block for PrimLfsr {
     }
 
     fn check(p: &PrimLfsrParams, _: &PrimLfsrConfig) -> Result<(), ConfigError> {
-        crate::block::check_range("W", p.w as u64, 2, 32)?;
-        crate::block::check_range("STEPS", p.steps as u64, 1, 64)?;
+        crate::block::check_param("W", "bits", p.w as usize, 2, 32)?;
+        crate::block::check_param("STEPS", "steps per cycle", p.steps as usize, 1, 64)?;
         let mask = (1u64 << p.w) - 1;
         if p.seed & mask == 0 || p.seed > mask || p.taps > mask {
             return Err(ConfigError::new(

@@ -109,7 +109,7 @@ impl Block for PrimRrArb {
     }
 
     fn check(p: &PrimRrArbParams, _: &PrimRrArbConfig) -> Result<(), ConfigError> {
-        crate::block::check_range("N", p.n as u64, 1, 64)
+        crate::block::check_param("N", "requesters", p.n as usize, 1, 64)
     }
 
     fn new(p: &PrimRrArbParams, _: &PrimRrArbConfig) -> Self {

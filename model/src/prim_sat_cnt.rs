@@ -107,7 +107,7 @@ impl Block for PrimSatCnt {
     }
 
     fn check(p: &PrimSatCntParams, _: &PrimSatCntConfig) -> Result<(), ConfigError> {
-        crate::block::check_range("W", p.w as u64, 1, 32)?;
+        crate::block::check_param("W", "bits", p.w as usize, 1, 32)?;
         crate::block::check_range("MAX", p.max, 1, ((1u64 << p.w) - 1).min(u32::MAX as u64))
     }
 

@@ -98,7 +98,7 @@ impl Block for PrimTimer {
     }
 
     fn check(p: &PrimTimerParams, _: &PrimTimerConfig) -> Result<(), ConfigError> {
-        crate::block::check_range("W", p.w as u64, 1, 32)
+        crate::block::check_param("W", "bits", p.w as usize, 1, 32)
     }
 
     fn new(p: &PrimTimerParams, _: &PrimTimerConfig) -> Self {

@@ -99,13 +99,6 @@ fn write_vectors<B: Block>(set: &[Stimulus<B>], path: &Path) -> Result<(usize, u
     Ok((in_words, ol.words))
 }
 
-/// The mutation checker's `main`: `vsim::check` (`cosim/csrc/vsim.h`) on
-/// the mutant's build, the same create/cycle code the co-simulation runs.
-const CHECKER: &str = r#"
-#include "shim.cpp"
-int main(int argc, char** argv) { return argc == 2 ? CHECK(argv[1]) : 2; }
-"#;
-
 /// The C++ harness sources (`cosim/csrc/`), as built into the binary.
 const CSRC: [(&str, &str); 3] = [
     ("vsim.h", include_str!("../../csrc/vsim.h")),
@@ -122,16 +115,17 @@ struct Toolchain {
     pch: PathBuf,
 }
 
-/// The flags of the runtime and the precompiled header: the co-simulation's
-/// ([`crate::toolchain::cxx_flags`]) at `-O1`, as a mutant is run once.
-fn cxx_flags(tc: &Toolchain) -> Vec<String> {
-    crate::toolchain::cxx_flags(&tc.root, &tc.csrc, "-O1")
+/// The co-simulation's flags ([`crate::toolchain::cxx_flags`]) at `opt`: the
+/// runtime at `-O2` (built once), a mutant and its precompiled header at
+/// `-O1` (each mutant runs once).
+fn cxx_flags(tc: &Toolchain, opt: &str) -> Vec<String> {
+    crate::toolchain::cxx_flags(&tc.root, &tc.csrc, opt)
 }
 
 /// The flags of a mutant's translation unit: the runtime's, with the
 /// precompiled header force-included first.
 fn mutant_flags(tc: &Toolchain) -> Vec<String> {
-    let mut f = cxx_flags(tc);
+    let mut f = cxx_flags(tc, "-O1");
     f.extend([
         "-Winvalid-pch".into(),
         "-include".into(),
@@ -173,10 +167,9 @@ fn toolchain(dir: &Path) -> Result<Toolchain> {
             let obj = dir.join(src.file_name().unwrap()).with_extension("o");
             let o = run(
                 Command::new("g++")
-                    .args(cxx_flags(&tc))
+                    .args(cxx_flags(&tc, "-O2"))
                     .arg("-include")
                     .arg(tc.csrc.join(crate::toolchain::PRELUDE))
-                    .arg("-O2")
                     .arg("-c")
                     .arg(&src)
                     .arg("-o")
@@ -208,7 +201,7 @@ fn toolchain(dir: &Path) -> Result<Toolchain> {
         )?;
         let o = run(
             Command::new("g++")
-                .args(cxx_flags(&tc))
+                .args(cxx_flags(&tc, "-O1"))
                 .args(["-x", "c++-header"])
                 .arg(&tc.pch)
                 .arg("-o")
@@ -260,7 +253,12 @@ fn evaluate(
     std::fs::write(work.join("shim.cpp"), shim)?;
     std::fs::write(
         work.join("main.cpp"),
-        format!("#define CHECK vsim_{block}_mut_check\n{CHECKER}"),
+        // The checker: `vsim::check` (`cosim/csrc/vsim.h`) on the mutant's
+        // build, the same create/cycle code the co-simulation runs.
+        format!(
+            "#include \"shim.cpp\"\n\
+             int main(int argc, char** argv) {{ return argc == 2 ? vsim_{block}_mut_check(argv[1]) : 2; }}\n"
+        ),
     )?;
     let mut cpps: Vec<PathBuf> = std::fs::read_dir(work)?
         .filter_map(|e| e.ok().map(|e| e.path()))
