@@ -102,23 +102,23 @@ mutate: build
 test-stx: build
 	$(CARGO) test --release -p model stx_
 	$(CARGO) test --release -p studies stx_system
-	$(CARGO) test --release -p testbenches --test stx
+	$(CARGO) test --release -p switchsim --test stx
 
 # Delay/throughput/STX figures vs the analytic model, N = 64, RTT = 64, and
 # the STX policies and delivery schemes, Bernoulli and bursty (docs/stx.md).
 sweep-stx: build
-	$(SWITCHSIM) sweep --traffic bernoulli,onoff16 --policies ocf,random,ycf \
+	$(SWITCHSIM) study stx --traffic bernoulli,onoff16 --policies ocf,random,ycf \
 		--schemes sr,gbn,saw --warmup 2000 --slots 10000 --jobs 2 --out out/stx_sweep.csv
 
 # RECN network study (seed 002 section 5): network properties (studies
 # crate), RECN network on the model vs the RTL ports (testbenches).
 test-recn-net: build
 	$(CARGO) test --release -p studies recn_net
-	$(CARGO) test --release -p testbenches --test recn_net
+	$(CARGO) test --release -p switchsim --test recn_net
 
 # Figs. 2-5 and the hot spot, 128 end points, into docs/ (docs/recn_net.md).
 sweep-recn-net: build
-	$(SWITCHSIM) recn-net --out docs/recn_net
+	$(SWITCHSIM) study recn --out docs/recn_net
 
 clean:
 	$(CARGO) clean

@@ -249,3 +249,11 @@ impl<B: Block> Drop for Rtl<B> {
         unsafe { (self.vt.free)(self.h) }
     }
 }
+
+/// The RTL as the studies' block stepper, so that a system study runs on
+/// the verilated blocks exactly as on the golden models.
+impl<B: Block> studies::bcn_loop::Stepper<B> for Rtl<B> {
+    fn step(&mut self, i: &B::Inputs) -> Result<B::Outputs, String> {
+        Rtl::step(self, i).map_err(|e| format!("{e:#}"))
+    }
+}

@@ -25,7 +25,7 @@ pub fn out_dir() -> PathBuf {
 }
 
 fn replay_prefix() -> String {
-    "cargo run --release -p cosim --bin switchsim -- replay".into()
+    "cargo run --release -p switchsim --bin switchsim -- replay".into()
 }
 
 /// Runs `stim` in lockstep without waveforms; `Err` describes a mismatch.

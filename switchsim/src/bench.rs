@@ -4,9 +4,9 @@
 //! process in rounds (each figure once per round), so that their ratios are
 //! comparable even on a shared, noisy machine. Used by `switchsim bench` / `make bench`.
 
-use crate::lockstep::{self, Options, Outcome, Waves};
-use crate::rtl::Rtl;
 use anyhow::{anyhow, bail, Result};
+use cosim::lockstep::{self, Options, Outcome, Waves};
+use cosim::rtl::Rtl;
 use model::stim::{Cycle, Stimulus};
 use model::{Block, Params, PortGroup};
 use std::hint::black_box;
@@ -242,7 +242,7 @@ where
     let file = tmp.join(format!("{}-{}.bin", B::NAME, p.label()));
     let bytes: Vec<u8> = packed.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&file, bytes)?;
-    let vt = crate::rtl::lookup(B::NAME, &p.label())
+    let vt = cosim::rtl::lookup(B::NAME, &p.label())
         .ok_or_else(|| anyhow!("no verilated {} {}", B::NAME, p.label()))?;
     let mut cxx_sum = 0;
     let mut f_cxx = || {

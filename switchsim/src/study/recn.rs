@@ -3,10 +3,10 @@
 //! loads of the three architectures (uniform traffic and the hot spot), and
 //! its CSV and charts (`switchsim recn-net`).
 
-use crate::lockstep::POWER_ON_RESET;
 use crate::plot::{render_png, render_svg, Chart, Marker, Series, PALETTE};
-use crate::rtl::Rtl;
 use anyhow::{anyhow, Context, Result};
+use cosim::lockstep::POWER_ON_RESET;
+use cosim::rtl::Rtl;
 use model::recn_port::RecnPort;
 use model::Block;
 use serde::Serialize;

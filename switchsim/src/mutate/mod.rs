@@ -13,8 +13,8 @@
 //! original, at least 10 s); it *survives* otherwise. Mutants
 //! that Verilator rejects are *stillborn* and not counted.
 
-use crate::shimgen;
 use anyhow::{bail, Context, Result};
+use cosim::shimgen;
 use model::port::PortDesc;
 use model::stim::Stimulus;
 use model::{Block, Params, PortGroup};
@@ -52,7 +52,7 @@ where
     let p = p.clone();
     let mut v: Vec<Stimulus<B>> = (0..cases as u64)
         .map(|k| {
-            let seed = crate::fuzz::case_seed(0x6d75_7461, k);
+            let seed = cosim::fuzz::case_seed(0x6d75_7461, k);
             let mut r = testbenches::seeded_runner(seed);
             let mut s = testbenches::stimulus_strategy::<B>(&p, testbenches::DEFAULT_CYCLES, true)
                 .new_tree(&mut r)
@@ -85,7 +85,7 @@ fn write_vectors<B: Block>(set: &[Stimulus<B>], path: &Path) -> Result<(usize, u
         set.len() as u32,
     ];
     for s in set {
-        let v = crate::golden::vectors_words(s)?;
+        let v = cosim::golden::vectors_words(s)?;
         w.push(s.seed as u32);
         w.push((v.len()) as u32);
         for (chk, i, o) in v {
@@ -101,9 +101,12 @@ fn write_vectors<B: Block>(set: &[Stimulus<B>], path: &Path) -> Result<(usize, u
 
 /// The C++ harness sources (`cosim/csrc/`), as built into the binary.
 const CSRC: [(&str, &str); 3] = [
-    ("vsim.h", include_str!("../../csrc/vsim.h")),
-    ("vsim_rt.h", include_str!("../../csrc/vsim_rt.h")),
-    ("vsim_rt.cpp", include_str!("../../csrc/vsim_rt.cpp")),
+    ("vsim.h", include_str!("../../../cosim/csrc/vsim.h")),
+    ("vsim_rt.h", include_str!("../../../cosim/csrc/vsim_rt.h")),
+    (
+        "vsim_rt.cpp",
+        include_str!("../../../cosim/csrc/vsim_rt.cpp"),
+    ),
 ];
 
 struct Toolchain {
@@ -115,11 +118,11 @@ struct Toolchain {
     pch: PathBuf,
 }
 
-/// The co-simulation's flags ([`crate::toolchain::cxx_flags`]) at `opt`: the
+/// The co-simulation's flags ([`cosim::toolchain::cxx_flags`]) at `opt`: the
 /// runtime at `-O2` (built once), a mutant and its precompiled header at
 /// `-O1` (each mutant runs once).
 fn cxx_flags(tc: &Toolchain, opt: &str) -> Vec<String> {
-    crate::toolchain::cxx_flags(&tc.root, &tc.csrc, opt)
+    cosim::toolchain::cxx_flags(&tc.root, &tc.csrc, opt)
 }
 
 /// The flags of a mutant's translation unit: the runtime's, with the
@@ -141,7 +144,7 @@ fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output> {
 
 /// Compiles the Verilator runtime once into `dir/rt.a`.
 fn toolchain(dir: &Path) -> Result<Toolchain> {
-    let (_, root) = crate::toolchain::verilator().map_err(|e| anyhow::anyhow!(e))?;
+    let (_, root) = cosim::toolchain::verilator().map_err(|e| anyhow::anyhow!(e))?;
     // The harness sources are compiled into the binary, so a campaign
     // needs no source tree of switchsim's own.
     let csrc = dir.join("csrc");
@@ -163,13 +166,13 @@ fn toolchain(dir: &Path) -> Result<Toolchain> {
     if !tc.rt.exists() {
         std::fs::create_dir_all(dir)?;
         let mut objs = vec![];
-        for src in crate::toolchain::runtime_sources(&tc.root, &tc.csrc) {
+        for src in cosim::toolchain::runtime_sources(&tc.root, &tc.csrc) {
             let obj = dir.join(src.file_name().unwrap()).with_extension("o");
             let o = run(
                 Command::new("g++")
                     .args(cxx_flags(&tc, "-O2"))
                     .arg("-include")
-                    .arg(tc.csrc.join(crate::toolchain::PRELUDE))
+                    .arg(tc.csrc.join(cosim::toolchain::PRELUDE))
                     .arg("-c")
                     .arg(&src)
                     .arg("-o")
@@ -196,7 +199,7 @@ fn toolchain(dir: &Path) -> Result<Toolchain> {
             &tc.pch,
             format!(
                 "#include \"{}\"\n#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n",
-                tc.csrc.join(crate::toolchain::PRELUDE).display()
+                tc.csrc.join(cosim::toolchain::PRELUDE).display()
             ),
         )?;
         let o = run(
@@ -235,9 +238,9 @@ fn evaluate(
     let _ = std::fs::remove_dir_all(work);
     std::fs::create_dir_all(work)?;
     let prefix = format!("V{block}_mut");
-    let files = crate::golden::rtl_files(rtl_dir, block)?;
-    let args = crate::toolchain::verilator_args(
-        crate::toolchain::Purpose::Mutant,
+    let files = cosim::golden::rtl_files(rtl_dir, block)?;
+    let args = cosim::toolchain::verilator_args(
+        cosim::toolchain::Purpose::Mutant,
         block,
         params,
         &files,
@@ -444,7 +447,7 @@ where
             let rtl = dir.join("rtl");
             let _ = std::fs::remove_dir_all(&rtl);
             std::fs::create_dir_all(&rtl)?;
-            for f in crate::golden::rtl_files(rtl_dir, B::NAME)? {
+            for f in cosim::golden::rtl_files(rtl_dir, B::NAME)? {
                 std::fs::copy(&f, rtl.join(f.file_name().unwrap()))?;
             }
             std::fs::write(rtl.join(format!("{}.v", B::NAME)), apply(src, m))?;

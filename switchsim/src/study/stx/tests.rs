@@ -1,12 +1,12 @@
 //! The sweep's tests: CSV round trip, charts, policies and schemes.
 
 mod sweep {
-    use crate::stx::*;
+    use crate::study::stx::*;
     use std::path::Path;
 
     /// The header of the recorded sweep, `docs/stx_sweep.csv`.
     fn header() -> &'static str {
-        include_str!("../../../docs/stx_sweep.csv")
+        include_str!("../../../../docs/stx_sweep.csv")
             .lines()
             .next()
             .unwrap()
@@ -86,7 +86,7 @@ mod sweep {
     /// columns still loads (they default to Bernoulli, OCF, SR).
     #[test]
     fn plot_sweep_csv_reads_the_recorded_sweeps() {
-        let text = include_str!("../../../docs/stx_sweep.csv");
+        let text = include_str!("../../../../docs/stx_sweep.csv");
         let rows = parse_sweep_csv(text, Path::new("stx_sweep.csv")).unwrap();
         assert_eq!(rows.len(), 2 * 5 * 3 * 9);
         assert!(rows.iter().all(|r| (r.n, r.rtt) == (64, 64)));
@@ -212,7 +212,7 @@ mod sweep {
 }
 
 mod policy {
-    use crate::stx::*;
+    use crate::study::stx::*;
     use std::path::Path;
 
     /// A small sweep over every policy and scheme, two traffics: the jobs

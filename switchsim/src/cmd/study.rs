@@ -36,16 +36,16 @@ pub fn write_sweep_plot(
     csv: &Path,
     [svg, png, psvg, ppng]: &[PathBuf; 4],
 ) -> Result<()> {
-    let rows = crate::stx::parse_sweep_csv(text, csv)?;
+    let rows = crate::study::stx::parse_sweep_csv(text, csv)?;
     let write = |path: &Path, bytes: &[u8]| {
         std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
         println!("wrote {}", path.display());
         Ok::<_, anyhow::Error>(())
     };
-    write(svg, crate::stx::sweep_svg(&rows)?.as_bytes())?;
-    write(png, &crate::stx::sweep_png(&rows)?)?;
-    write(psvg, crate::stx::policy_svg(&rows)?.as_bytes())?;
-    write(ppng, &crate::stx::policy_png(&rows)?)
+    write(svg, crate::study::stx::sweep_svg(&rows)?.as_bytes())?;
+    write(png, &crate::study::stx::sweep_png(&rows)?)?;
+    write(psvg, crate::study::stx::policy_svg(&rows)?.as_bytes())?;
+    write(ppng, &crate::study::stx::policy_png(&rows)?)
 }
 
 /// `sweep --plot-only`: plots an existing sweep CSV.
@@ -57,8 +57,8 @@ pub fn cmd_sweep_plot(csv: &Path) -> Result<u8> {
     Ok(0)
 }
 
-fn sweep_points(spec: crate::stx::SweepSpec, out: &Path) -> Result<u8> {
-    use crate::stx::{csv_text, sweep};
+fn sweep_points(spec: crate::study::stx::SweepSpec, out: &Path) -> Result<u8> {
+    use crate::study::stx::{csv_text, sweep};
     let plots = sweep_plot_paths(out)?;
     if !spec.rtt.is_multiple_of(2) || !(2..=126).contains(&spec.rtt) {
         return Err(anyhow!("--rtt {}: must be even, in 2..=126", spec.rtt));
@@ -86,8 +86,8 @@ fn sweep_points(spec: crate::stx::SweepSpec, out: &Path) -> Result<u8> {
         spec.slots,
         if spec.rtl { "RTL" } else { "model" },
         spec.traffics.iter().map(|t| t.name()).collect::<Vec<_>>(),
-        spec.policies.iter().map(|&p| crate::stx::policy_name(p)).collect::<Vec<_>>(),
-        spec.schemes.iter().map(|&s| crate::stx::scheme_name(s)).collect::<Vec<_>>(),
+        spec.policies.iter().map(|&p| crate::study::stx::policy_name(p)).collect::<Vec<_>>(),
+        spec.schemes.iter().map(|&s| crate::study::stx::scheme_name(s)).collect::<Vec<_>>(),
         if spec.cross { " (every combination)" } else { "" },
         spec.voq,
         spec.jobs().len()
@@ -98,8 +98,8 @@ fn sweep_points(spec: crate::stx::SweepSpec, out: &Path) -> Result<u8> {
             "  {:<9} {:<7} {:<6} {:<3} load {:.2}: delay {:8.2} +- {:5.2}  throughput {:.4}  P_Ss {:.3}  refused {}  lost {}  ({:.1} s)",
             spec.traffics[p.job.traffic].name(),
             p.r.map_or("no STX".to_string(), |r| format!("R={r}")),
-            crate::stx::policy_name(p.job.policy),
-            crate::stx::scheme_name(p.job.scheme),
+            crate::study::stx::policy_name(p.job.policy),
+            crate::study::stx::scheme_name(p.job.scheme),
             p.load,
             p.stats.mean_delay(),
             p.stats.delay_ci95(),
@@ -207,7 +207,7 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
     if let Some(csv) = &o.plot_only {
         return cmd_sweep_plot(csv);
     }
-    use crate::stx::TrafficKind;
+    use crate::study::stx::TrafficKind;
     use studies::stx_system::{Policy, Scheme};
     let traffics = match o.burst {
         Some(b) => vec![TrafficKind::OnOff(b)],
@@ -253,7 +253,7 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
         bail!("--voq {}: must be a power of two in 2..=512", o.voq);
     }
     sweep_points(
-        crate::stx::SweepSpec {
+        crate::study::stx::SweepSpec {
             n: o.n,
             rtt: o.rtt,
             rs: o.r,
@@ -336,7 +336,7 @@ pub struct BcnLoopOpts {
 
 /// `switchsim bcn-loop`.
 pub fn cmd_bcn_loop(o: BcnLoopOpts) -> Result<u8> {
-    crate::bcn::cmd_bcn_loop(
+    crate::study::bcn::cmd_bcn_loop(
         &studies::bcn_loop::LoopConfig {
             sources: o.sources,
             frame_len: o.frame_len,
@@ -419,8 +419,8 @@ pub fn cmd_recn_net(o: RecnNetOpts) -> Result<u8> {
         bail!("--slots: must be at least 1");
     }
     let hot = o.hot.unwrap_or(base.topology().endpoints / 8);
-    crate::recn::cmd_recn_net(
-        &crate::recn::Spec {
+    crate::study::recn::cmd_recn_net(
+        &crate::study::recn::Spec {
             base,
             loads: o.loads,
             hot_loads: o.hot_loads,

@@ -16,9 +16,9 @@ mod tests;
 pub use charts::{policy_charts, policy_png, policy_svg, sweep_charts, sweep_png, sweep_svg};
 pub use table::{csv_rows, csv_text, parse_sweep_csv, CsvRow, SweepRow};
 
-use crate::lockstep::POWER_ON_RESET;
-use crate::rtl::Rtl;
 use anyhow::{anyhow, Result};
+use cosim::lockstep::POWER_ON_RESET;
+use cosim::rtl::Rtl;
 use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams};
 use model::Block;
 use studies::stx_system::{Policy, Scheme, SwitchArbiter};

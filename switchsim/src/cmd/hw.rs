@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use testbenches::Bench;
 
 pub fn lint_block<B: Block>(rtl: &Path, failed: &mut usize) -> Result<u8> {
-    let files = crate::toolchain::rtl_files(rtl, B::NAME)
+    let files = cosim::toolchain::rtl_files(rtl, B::NAME)
         .with_context(|| format!("cannot read {}", rtl.display()))?;
     for v in B::variants() {
         let mut cmd = std::process::Command::new("verilator");
-        cmd.args(crate::toolchain::verilator_args(
-            crate::toolchain::Purpose::Lint,
+        cmd.args(cosim::toolchain::verilator_args(
+            cosim::toolchain::Purpose::Lint,
             B::NAME,
             &v.verilog(),
             &files,
@@ -132,7 +132,7 @@ fn synth_variant<B: Block>(files: &[PathBuf]) -> B::Params {
 }
 
 pub fn synth_block<B: Block>(rtl: &Path, rows: &mut Vec<String>) -> Result<u8> {
-    let files = crate::golden::rtl_files(rtl, B::NAME)?;
+    let files = cosim::golden::rtl_files(rtl, B::NAME)?;
     let p = &synth_variant::<B>(&files);
     let stat = std::env::temp_dir().join(format!(
         "switchsim-synth-{}-{}.txt",
@@ -413,7 +413,7 @@ pub struct LintOpts {
 
 /// `switchsim lint`.
 pub fn lint_all(o: LintOpts) -> Result<u8> {
-    let rtl = crate::golden::project_rtl(o.rtl.as_deref())?;
+    let rtl = cosim::golden::project_rtl(o.rtl.as_deref())?;
     let mut failed = 0;
     for b in testbenches::registry::names() {
         for_block(
@@ -568,7 +568,7 @@ pub struct SynthOpts {
 /// `switchsim synth`.
 pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
     let SynthOpts { blocks, write, rtl } = o;
-    let rtl = crate::golden::project_rtl(rtl.as_deref())?;
+    let rtl = cosim::golden::project_rtl(rtl.as_deref())?;
     let names = names_or_all(blocks);
     println!(
         "| block | variant | cells | flip-flops | muxes | yosys s |\n|---|---|---:|---:|---:|---:|"
@@ -701,7 +701,7 @@ pub struct MutateOpts {
 
 /// `switchsim mutate`.
 pub fn mutate_blocks(o: MutateOpts) -> Result<u8> {
-    let rtl = crate::golden::project_rtl(o.rtl.as_deref())?;
+    let rtl = cosim::golden::project_rtl(o.rtl.as_deref())?;
     let names = names_or_all(o.blocks.clone());
     let mut md = (String::new(), String::new());
     let mut worst = 0;

@@ -1,8 +1,8 @@
 //! The commands of `switchsim`: what each does, for one block or all of
 //! them. `main.rs` parses the command line and calls these.
 
-use crate::lockstep::{Coverage, Options, Outcome, WaveFiles, Waves};
 use anyhow::{anyhow, Result};
+use cosim::lockstep::{Coverage, Options, Outcome, WaveFiles, Waves};
 use model::{Block, Params};
 use std::io::Write;
 use std::path::Path;

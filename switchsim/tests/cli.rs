@@ -672,13 +672,13 @@ fn fuzz_time_is_a_duration() {
 /// TOML files it writes run in lockstep as they are.
 #[test]
 fn size_prints_the_sizing_and_writes_configurations_that_run() {
-    let args = cosim::size::SizeArgs {
+    let args = switchsim::size::SizeArgs {
         gbps: 400.0,
         cables: vec![10.0, 100.0, 300.0],
         mtu: 9216,
-        ..cosim::size::SizeArgs::default()
+        ..switchsim::size::SizeArgs::default()
     };
-    let want = cosim::size::size(&args).unwrap();
+    let want = switchsim::size::size(&args).unwrap();
     let o = switchsim(&[
         "size",
         "--speed",

@@ -2,20 +2,14 @@
 //! and charts, and the sweep over Gd, W and the control-loop delay
 //! (`switchsim bcn-loop`).
 
-use crate::lockstep::POWER_ON_RESET;
 use crate::plot::{render_png, render_svg, Chart, Marker, Series, BLACK, PALETTE};
-use crate::rtl::Rtl;
 use anyhow::{anyhow, Result};
+use cosim::lockstep::POWER_ON_RESET;
+use cosim::rtl::Rtl;
 use model::bcn_cp::BcnCp;
 use model::bcn_rp::BcnRp;
 use model::Block;
-use studies::bcn_loop::{metrics, BcnLoop, LoopConfig, Metrics, ModelLoop, Sample, Stepper};
-
-impl<B: Block> Stepper<B> for Rtl<B> {
-    fn step(&mut self, i: &B::Inputs) -> Result<B::Outputs, String> {
-        Rtl::step(self, i).map_err(|e| format!("{e:#}"))
-    }
-}
+use studies::bcn_loop::{metrics, BcnLoop, LoopConfig, Metrics, ModelLoop, Sample};
 
 /// The system on the RTL of both blocks.
 pub type RtlLoop = BcnLoop<Rtl<BcnCp>, Rtl<BcnRp>>;

@@ -6,11 +6,11 @@
 //! several sizes, receiver counts, loads, traffic patterns, STX policies
 //! and delivery schemes.
 
-use cosim::stx::RtlArbiter;
 use studies::stx_system::traffic::{Bernoulli, OnOff, Traffic};
 use studies::stx_system::{
     arbiter_setup, model_arbiter, Config, Policy, Scheme, SwitchArbiter, System,
 };
+use switchsim::study::stx::RtlArbiter;
 
 fn run<A: SwitchArbiter>(cfg: &Config, arb: A, traffic: &mut dyn Traffic, slots: u64) -> System<A> {
     let mut s = System::new(cfg.clone(), arb);

@@ -6,7 +6,7 @@
 //! [`render_png`] draw several charts in a grid into one image.
 //!
 //! Text in a PNG is drawn through `ab_glyph` with the bundled DejaVu Sans
-//! (`cosim/assets/`), so no system font library is needed; an SVG names the
+//! (`switchsim/assets/`), so no system font library is needed; an SVG names the
 //! `sans-serif` family and leaves the glyphs to the viewer. A point with a
 //! NaN or infinite coordinate is skipped, and the line breaks there; lines
 //! are clipped to the axes' ranges. The legend goes where it covers the

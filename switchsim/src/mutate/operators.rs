@@ -357,7 +357,7 @@ mod tests {
     /// not counted): the swapped-in then-arm closes every bracket it opens.
     #[test]
     fn every_ternary_swap_keeps_the_brackets_balanced() {
-        let rtl = crate::golden::default_rtl_dir();
+        let rtl = cosim::golden::default_rtl_dir();
         let bal = |m: &Mutant| {
             let col = m.id.split(':').nth(1).unwrap().parse::<usize>().unwrap();
             let after = &m.after[col..];

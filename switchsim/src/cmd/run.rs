@@ -1,9 +1,9 @@
 //! `run`, `fuzz`, `replay`, `trace`, `config`, `size`, `list`.
 
 use super::*;
-use crate::fuzz::{self, FuzzOptions};
-use crate::lockstep::{self, Options, Outcome, WaveFiles, Waves};
 use anyhow::{anyhow, bail, Context, Result};
+use cosim::fuzz::{self, FuzzOptions};
+use cosim::lockstep::{self, Options, Outcome, WaveFiles, Waves};
 use model::stim::Stimulus;
 use model::{Block, Params};
 use std::io::{IsTerminal, Write};

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use cosim::cmd::*;
+use switchsim::cmd::*;
 
 #[derive(Parser)]
 #[command(
@@ -26,11 +26,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Lockstep co-simulation of a block (or all) on seeded random traffic.
-    Run(cosim::cmd::RunOpts),
+    Run(switchsim::cmd::RunOpts),
     /// Fuzz: many seeded random cases (variant, configuration, traffic) against a budget.
-    Fuzz(cosim::cmd::FuzzOpts),
+    Fuzz(switchsim::cmd::FuzzOpts),
     /// Re-run a repro file deterministically and write its waveforms.
-    Replay(cosim::cmd::ReplayOpts),
+    Replay(switchsim::cmd::ReplayOpts),
     /// Run a named directed scenario from the source documents and write its waveforms.
     Trace {
         /// Block.
@@ -50,41 +50,63 @@ enum Cmd {
         variant: Option<String>,
     },
     /// Benchmark model, RTL (bindings and C++ harness), lockstep and tracing, side by side.
-    Bench(cosim::cmd::BenchOpts),
+    Bench(switchsim::cmd::BenchOpts),
     /// Soak: `run BLOCK --cycles N` for every block in a fresh process each;
     /// fails on any mismatch; records wall time and peak memory.
-    Soak(cosim::cmd::SoakOpts),
+    Soak(switchsim::cmd::SoakOpts),
     /// Synthesise every block (default variant) with Yosys: no latches, no
     /// multiple drivers; print (and optionally record) the cell counts.
-    Synth(cosim::cmd::SynthOpts),
+    Synth(switchsim::cmd::SynthOpts),
     /// Mutation campaign: single-point RTL mutants against the default test budget.
-    Mutate(cosim::cmd::MutateOpts),
+    Mutate(switchsim::cmd::MutateOpts),
     /// List the blocks, their verilated variants and scenarios.
     List,
-    /// Simulate the OSMOSIS switch with and without speculative transmission
-    /// (seed 004) over a range of loads, around the arbiter model (or RTL),
-    /// and write the measured figures beside the analytic model to CSV, and
-    /// plotted beside it as SVG and PNG (same name, `.svg` and `.png`).
-    Sweep(cosim::cmd::SweepOpts),
     /// Buffer sizing from a link (seeds 000 and 001), term by term: PFC headroom
     /// per ingress port, credit buffer and quantum, cell-fabric buffer, mean
     /// queues, pipelines; then the MMU and credit configurations as TOML
     /// (see docs/sizing.md).
-    Size(cosim::cmd::SizeOpts),
-    /// The BCN closed loop (seed 003): S sources, each behind a reaction
-    /// point, into one congestion-point queue drained slower than they offer;
-    /// CSV and charts of the queue depth and the sources' rates (see
-    /// docs/bcn.md). With `--sweep`: amplitude and convergence time against
-    /// Gd, W and the control-loop delay.
-    BcnLoop(cosim::cmd::BcnLoopOpts),
-    /// The network study of seed 002 section 5: VOQ Net, VOQ Switch and RECN
-    /// 2 VCs (the recn_port model, or its RTL) on a folded butterfly with
-    /// self-similar traffic; best-effort throughput and QoS latency against
-    /// the input load, and a hot spot; CSV and charts (see docs/recn_net.md).
-    RecnNet(cosim::cmd::RecnNetOpts),
+    Size(switchsim::cmd::SizeOpts),
+    /// The system studies of the source documents, on the golden models
+    /// (or the verilated blocks with `--rtl`): `study stx`, `study bcn`,
+    /// `study recn`.
+    #[command(subcommand)]
+    Study(Study),
+    /// Alias of `study stx`.
+    #[command(hide = true)]
+    Sweep(switchsim::cmd::SweepOpts),
+    /// Alias of `study bcn`.
+    #[command(hide = true)]
+    BcnLoop(switchsim::cmd::BcnLoopOpts),
+    /// Alias of `study recn`.
+    #[command(hide = true)]
+    RecnNet(switchsim::cmd::RecnNetOpts),
     /// Lint every RTL block, for every verilated variant, with
     /// `verilator --lint-only -Wall`.
-    Lint(cosim::cmd::LintOpts),
+    Lint(switchsim::cmd::LintOpts),
+}
+
+/// The studies, one family.
+#[derive(Subcommand)]
+enum Study {
+    /// The OSMOSIS switch with and without speculative transmission (seed
+    /// 004) over a range of loads, around the arbiter model (or RTL): the
+    /// measured figures beside the analytic model, as CSV, SVG and PNG (old
+    /// name: `sweep`).
+    #[command(alias = "sweep")]
+    Stx(switchsim::cmd::SweepOpts),
+    /// The BCN closed loop (seed 003): sources behind reaction points into
+    /// a congestion-point queue drained slower than they offer; CSV and
+    /// charts of the queue depth and the sources' rates (see docs/bcn.md).
+    /// With `--sweep`: amplitude and convergence against Gd, W and the
+    /// control-loop delay (old name: `bcn-loop`).
+    #[command(alias = "bcn-loop")]
+    Bcn(switchsim::cmd::BcnLoopOpts),
+    /// The network study of seed 002 section 5: VOQ Net, VOQ Switch and
+    /// RECN 2 VCs (the recn_port model, or its RTL) on a folded butterfly;
+    /// best-effort throughput and QoS latency against the input load, and a
+    /// hot spot; CSV and charts (see docs/recn_net.md; old name: `recn-net`).
+    #[command(alias = "recn-net")]
+    Recn(switchsim::cmd::RecnNetOpts),
 }
 
 fn main() -> ExitCode {
@@ -123,14 +145,14 @@ fn main() -> ExitCode {
         Cmd::Soak(o) => soak_blocks(o),
         Cmd::Synth(o) => synth_blocks(o),
         Cmd::Mutate(o) => mutate_blocks(o),
-        Cmd::Sweep(o) => cmd_sweep(o),
-        Cmd::BcnLoop(o) => cmd_bcn_loop(o),
-        Cmd::RecnNet(o) => cmd_recn_net(o),
+        Cmd::Study(Study::Stx(o)) | Cmd::Sweep(o) => cmd_sweep(o),
+        Cmd::Study(Study::Bcn(o)) | Cmd::BcnLoop(o) => cmd_bcn_loop(o),
+        Cmd::Study(Study::Recn(o)) | Cmd::RecnNet(o) => cmd_recn_net(o),
         Cmd::Size(o) => cmd_size(o),
         Cmd::List => list_all(),
     };
     if std::env::var_os("SWITCHSIM_PEAK_RSS").is_some() {
-        if let Some(k) = cosim::bench::peak_rss_kib() {
+        if let Some(k) = switchsim::bench::peak_rss_kib() {
             eprintln!("peak_rss_kib {k}");
         }
     }

@@ -7,8 +7,8 @@
 //! side in one `bench` invocation and compared as ratios; none of them is
 //! asserted in a test.
 
-use crate::lockstep::{self, Options, Outcome, Waves};
 use anyhow::{anyhow, bail, Context, Result};
+use cosim::lockstep::{self, Options, Outcome, Waves};
 use model::stim::{Generator, Step, Stimulus};
 use model::{Params, PortGroup};
 use serde_json::Value;

@@ -5,9 +5,9 @@
 //! folded butterfly of 4-port switches (80 ports, the default variant
 //! d4s2c64rw16), uniform self-similar traffic and a hot spot.
 
-use cosim::recn::rtl_recn_network;
 use studies::recn_net::traffic::Pattern;
 use studies::recn_net::{model_recn_network, Config};
+use switchsim::study::recn::rtl_recn_network;
 
 #[test]
 fn recn_network_on_model_and_rtl_ports_is_identical() {

@@ -1,0 +1,23 @@
+//! `switchsim`, the application: the command line over the `cosim` engine,
+//! and what a user does beyond one co-simulation.
+//!
+//! - [`cmd`]: the commands (`main.rs` parses the command line and calls them).
+//! - [`config`]: a block's configuration as a TOML file.
+//! - [`size`]: buffer sizing from a link (`studies::sizing`) to MMU and
+//!   credit configurations.
+//! - [`bench`], [`streambench`]: the benchmarks and soak runs.
+//! - [`mutate`]: the mutation campaign.
+//! - [`study`]: the system studies of the source documents (STX, BCN,
+//!   RECN): their runners, CSV and charts.
+//! - [`sweep`]: what the studies share: points on threads, rows as CSV.
+//! - [`plot`]: line charts rendered to SVG and PNG with `plotters`.
+
+pub mod bench;
+pub mod cmd;
+pub mod config;
+pub mod mutate;
+pub mod plot;
+pub mod size;
+pub mod streambench;
+pub mod study;
+pub mod sweep;
