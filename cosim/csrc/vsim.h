@@ -1,19 +1,22 @@
 // vsim.h: the generic half of the Verilator shim.
 //
-// build.rs generates, per verilated variant, a file that includes this header,
-// defines put_inputs()/get_outputs() (one line per port, from the Rust port
-// declaration) and expands VSIM_DEFINE. Everything else lives here once.
+// The builder (cosim/src/builder.rs) generates, per design, a file that
+// includes this header, defines put_inputs()/get_outputs()/set_clock() and
+// get_state() (one line per port or signal, from the Rust port declaration
+// and the design's port map) and expands VSIM_DEFINE. Everything else lives
+// here once. The design is compiled into a shared library that the Rust side
+// opens (or, for the mutation checker and the benchmarks, an executable).
 //
-// Cycle protocol (docs/conventions.md):
-//   untraced:  clk=0 + inputs, eval, read outputs; clk=1, eval         (2 evals)
-//   traced:    clk=1, eval (edge with the previous inputs; not on the first
-//              cycle); inputs, eval, dump(10n), read outputs; clk=0, eval,
-//              dump(10n+5)                                             (3 evals)
-// Both sample the outputs of cycle n after the inputs of cycle n settle and
-// clock exactly the same edges; tracing only moves the edge to the start of
-// the next cycle so that, in the waveform, registers, inputs and outputs of a
-// cycle all change at its rising edge, as in the model's waveform.
+// Cycle protocol (docs/conventions.md), one call per RTL clock:
+//   inputs, clk=0, eval, [dump(10n)], read outputs, [dump(10n+5)], clk=1, eval
+// The outputs of clock n are sampled after its inputs settle; the rising edge
+// that ends clock n is taken before the call returns, so the registers read
+// after a call (vsim_state) hold their values after that edge. In the
+// waveform the edge shows at 10(n+1), together with the next inputs, so that
+// registers, inputs and outputs of a clock all change at its rising edge, as
+// in the model's waveform.
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstddef>
@@ -47,6 +50,30 @@ template <std::size_t N> inline void get(const VlWide<N>& d, uint32_t* w) {
     for (std::size_t i = 0; i < N; ++i) w[i] = d[i];
 }
 
+// Writes `width` (1..64) bits of `v` at bit `off` of `w`.
+inline void put_bits(uint32_t* w, uint32_t off, uint32_t width, uint64_t v) {
+    for (uint32_t done = 0; done < width;) {
+        const uint32_t bit = off + done, wi = bit / 32, sh = bit % 32;
+        const uint32_t n = std::min(32 - sh, width - done);
+        const uint32_t m = n == 32 ? 0xffffffffu : ((1u << n) - 1);
+        w[wi] = (w[wi] & ~(m << sh)) | ((static_cast<uint32_t>(v >> done) & m) << sh);
+        done += n;
+    }
+}
+
+// An unpacked array of packed elements (a memory, a register file) as one
+// flattened vector: element k at bits [k*width +: width].
+template <class T, std::size_t N>
+inline void get_unpacked(const VlUnpacked<T, N>& a, uint32_t width, uint32_t* w, size_t words) {
+    for (size_t i = 0; i < words; ++i) w[i] = 0;
+    for (std::size_t k = 0; k < N; ++k) put_bits(w, k * width, width, static_cast<uint64_t>(a[k]));
+}
+
+// An optional output the RTL does not have: zero.
+inline void zero(uint32_t* w, size_t words) {
+    for (size_t i = 0; i < words; ++i) w[i] = 0;
+}
+
 template <class Top> struct Sim {
     VerilatedContext ctx;
     Top* top = nullptr;
@@ -54,7 +81,7 @@ template <class Top> struct Sim {
     uint64_t n = 0;  // cycles run, including reset cycles
 };
 
-template <class Top> void* create(uint64_t seed, const char* vcd) {
+template <class Top, void (*Clk)(Top*, int)> void* create(uint64_t seed, const char* vcd) {
     vsim_clear_error();
     auto* s = new Sim<Top>;
     // --x-initial unique: uninitialised state is random, from this seed.
@@ -63,7 +90,7 @@ template <class Top> void* create(uint64_t seed, const char* vcd) {
     s->ctx.fatalOnError(false);
     if (vcd) s->ctx.traceEverOn(true);
     s->top = new Top(&s->ctx, "TOP");
-    s->top->clk_i = 0;
+    Clk(s->top, 0);
     s->top->eval();
     if (vcd) {
         s->tf = new VerilatedVcdC;
@@ -94,30 +121,19 @@ template <class Top> void destroy(void* h) {
 }
 
 // Returns 0, or 1 when the RTL raised an error ($error, $fatal, assertion).
-template <class Top, void (*Put)(Top*, const uint32_t*), void (*Get)(Top*, uint32_t*)>
+template <class Top, void (*Put)(Top*, const uint32_t*), void (*Get)(Top*, uint32_t*),
+          void (*Clk)(Top*, int)>
 int cycle(void* h, const uint32_t* in, uint32_t* out) {
     auto* s = static_cast<Sim<Top>*>(h);
     Top* t = s->top;
-    if (s->tf) {
-        if (s->n > 0) {
-            t->clk_i = 1;
-            t->eval();
-        }
-        Put(t, in);
-        t->eval();
-        s->tf->dump(10 * s->n);
-        Get(t, out);
-        t->clk_i = 0;
-        t->eval();
-        s->tf->dump(10 * s->n + 5);
-    } else {
-        Put(t, in);
-        t->clk_i = 0;
-        t->eval();
-        Get(t, out);
-        t->clk_i = 1;
-        t->eval();
-    }
+    Put(t, in);
+    Clk(t, 0);
+    t->eval();
+    if (s->tf) s->tf->dump(10 * s->n);
+    Get(t, out);
+    if (s->tf) s->tf->dump(10 * s->n + 5);
+    Clk(t, 1);
+    t->eval();
     s->n++;
     return s->ctx.gotError() ? 1 : 0;
 }
@@ -143,35 +159,36 @@ inline bool read_words(const char* path, std::vector<uint32_t>& w) {
 // cycles first), exactly as `cycle` does untraced, timing only the loop.
 // The checksum of all outputs lets the caller check it saw what the Rust
 // side saw. Returns 0, or -1 if the file cannot be read.
-template <class Top, void (*Put)(Top*, const uint32_t*), void (*Get)(Top*, uint32_t*)>
+template <class Top, void (*Put)(Top*, const uint32_t*), void (*Get)(Top*, uint32_t*),
+          void (*Clk)(Top*, int)>
 int bench(const char* path, size_t in_words, size_t out_words, double* secs,
           uint64_t* cycles, uint64_t* checksum) {
     std::vector<uint32_t> buf;
     if (!read_words(path, buf)) return -1;
     size_t n = buf.size() / in_words;
-    std::vector<uint32_t> out(out_words + 1);
+    std::vector<uint32_t> out(out_words + 8);
     VerilatedContext ctx;
     ctx.randReset(2);
     Top t(&ctx, "TOP");
     std::vector<uint32_t> rst(in_words, 0);  // rst_ni = 0
-    t.clk_i = 0;
+    Clk(&t, 0);
     t.eval();
     for (int k = 0; k < 2; ++k) {
         Put(&t, rst.data());
-        t.clk_i = 0;
+        Clk(&t, 0);
         t.eval();
-        t.clk_i = 1;
+        Clk(&t, 1);
         t.eval();
     }
     uint64_t sum = 0;
     auto t0 = std::chrono::steady_clock::now();
     for (size_t i = 0; i < n; ++i) {
         Put(&t, &buf[i * in_words]);
-        t.clk_i = 0;
+        Clk(&t, 0);
         t.eval();
         Get(&t, out.data());
         for (size_t w = 0; w < out_words; ++w) sum = (sum ^ out[w]) * 0x100000001b3ULL;
-        t.clk_i = 1;
+        Clk(&t, 1);
         t.eval();
     }
     auto t1 = std::chrono::steady_clock::now();
@@ -182,7 +199,7 @@ int bench(const char* path, size_t in_words, size_t out_words, double* secs,
     return 0;
 }
 
-// The mutation campaign's checker (cosim/src/mutate.rs writes the file):
+// The mutation campaign's checker (switchsim/src/mutate writes the file):
 // replays golden vectors on this build, each case from a fresh instance
 // exactly as the co-simulation runs one (`create`, `cycle` untraced), and
 // compares the outputs of the cycles marked for checking. The file: magic
@@ -191,7 +208,8 @@ int bench(const char* path, size_t in_words, size_t out_words, double* secs,
 // outputs. Prints SURVIVED (returns 0), KILLED case C cycle K: why
 // (returns 1; K counts from the end of the two reset cycles), or ERROR
 // (returns 2).
-template <class Top, void (*Put)(Top*, const uint32_t*), void (*Get)(Top*, uint32_t*)>
+template <class Top, void (*Put)(Top*, const uint32_t*), void (*Get)(Top*, uint32_t*),
+          void (*Clk)(Top*, int)>
 int check(const char* path) {
     std::vector<uint32_t> w;
     if (!read_words(path, w) || w.size() < 4 || w[0] != 0x5653494d) {
@@ -200,10 +218,10 @@ int check(const char* path) {
     }
     size_t at = 1;
     const uint32_t iw = w[at++], ow = w[at++], ncases = w[at++];
-    std::vector<uint32_t> out(ow + 1);
+    std::vector<uint32_t> out(ow + 8);
     for (uint32_t c = 0; c < ncases; ++c) {
         const uint32_t seed = w[at++], n = w[at++];
-        void* h = create<Top>(seed & 0x7fffffff, nullptr);
+        void* h = create<Top, Clk>(seed & 0x7fffffff, nullptr);
         for (uint32_t k = 0; k < n; ++k) {
             const uint32_t chk = w[at++];
             const uint32_t* in = &w[at];
@@ -215,7 +233,7 @@ int check(const char* path) {
                 destroy<Top>(h);
                 return 1;
             };
-            if (cycle<Top, Put, Get>(h, in, out.data()) != 0)
+            if (cycle<Top, Put, Get, Clk>(h, in, out.data()) != 0)
                 return killed("RTL error: ", vsim_last_error());
             if (chk && std::memcmp(out.data(), exp, ow * 4) != 0) return killed("outputs differ", "");
         }
@@ -227,19 +245,33 @@ int check(const char* path) {
 
 }  // namespace vsim
 
-#define VSIM_DEFINE(NAME, TOP)                                                        \
-    extern "C" void* vsim_##NAME##_new(uint64_t seed, const char* vcd) {               \
-        return vsim::create<TOP>(seed, vcd);                                          \
-    }                                                                                 \
-    extern "C" void vsim_##NAME##_free(void* h) { vsim::destroy<TOP>(h); }            \
-    extern "C" int vsim_##NAME##_cycle(void* h, const uint32_t* in, uint32_t* out) {  \
-        return vsim::cycle<TOP, put_inputs, get_outputs>(h, in, out);                 \
-    }                                                                                 \
-    extern "C" void vsim_##NAME##_flush(void* h) { vsim::flush<TOP>(h); }            \
-    extern "C" int vsim_##NAME##_bench(const char* path, size_t iw, size_t ow,        \
-                                       double* secs, uint64_t* n, uint64_t* sum) {   \
-        return vsim::bench<TOP, put_inputs, get_outputs>(path, iw, ow, secs, n, sum); \
-    }                                                                                 \
-    extern "C" int vsim_##NAME##_check(const char* path) {                            \
-        return vsim::check<TOP, put_inputs, get_outputs>(path);                       \
+// The entry points of one design (visible: everything else in the library
+// is hidden). IW, OW, AW, SW: words of the inputs, outputs, outputs read
+// besides the declared ones (a strobe), and state.
+#define VSIM_API extern "C" __attribute__((visibility("default")))
+#define VSIM_DEFINE(TOP, IW, OW, AW, SW)                                                   \
+    VSIM_API void vsim_words(size_t* iw, size_t* ow, size_t* aw, size_t* sw) {              \
+        *iw = IW;                                                                           \
+        *ow = OW;                                                                           \
+        *aw = AW;                                                                           \
+        *sw = SW;                                                                           \
+    }                                                                                       \
+    VSIM_API void* vsim_new(uint64_t seed, const char* vcd) {                               \
+        return vsim::create<TOP, set_clock>(seed, vcd);                                     \
+    }                                                                                       \
+    VSIM_API void vsim_free(void* h) { vsim::destroy<TOP>(h); }                             \
+    VSIM_API int vsim_cycle(void* h, const uint32_t* in, uint32_t* out) {                   \
+        return vsim::cycle<TOP, put_inputs, get_outputs, set_clock>(h, in, out);            \
+    }                                                                                       \
+    VSIM_API void vsim_state(void* h, uint32_t* w) {                                        \
+        get_state(static_cast<vsim::Sim<TOP>*>(h)->top, w);                                 \
+    }                                                                                       \
+    VSIM_API void vsim_flush(void* h) { vsim::flush<TOP>(h); }                              \
+    VSIM_API int vsim_bench(const char* path, size_t iw, size_t ow, double* secs,           \
+                            uint64_t* n, uint64_t* sum) {                                   \
+        return vsim::bench<TOP, put_inputs, get_outputs, set_clock>(path, iw, ow, secs, n,  \
+                                                                   sum);                    \
+    }                                                                                       \
+    VSIM_API int vsim_check(const char* path) {                                             \
+        return vsim::check<TOP, put_inputs, get_outputs, set_clock>(path);                  \
     }

@@ -5,10 +5,12 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-void vsim_printf(const char* fmt, ...);
-void vsim_set_error(const char* msg);
-void vsim_clear_error(void);
-const char* vsim_last_error(void);
+// Defined in the runtime library, which every design's library uses.
+#define VSIM_RT_API __attribute__((visibility("default")))
+VSIM_RT_API void vsim_printf(const char* fmt, ...);
+VSIM_RT_API void vsim_set_error(const char* msg);
+VSIM_RT_API void vsim_clear_error(void);
+VSIM_RT_API const char* vsim_last_error(void);
 #ifdef __cplusplus
 }
 #endif

@@ -11,7 +11,7 @@
 //! (delta-debugging over its cycles), saved as a repro file with waveforms,
 //! and reported with its replay command.
 
-use crate::lockstep::{self, Coverage, Mismatch, Options, Outcome, Waves};
+use crate::lockstep::{self, Coverage, Mismatch, Options, Outcome, UserRtl, Waves};
 use anyhow::Result;
 use model::stim::Stimulus;
 use serde_json::{json, Value};
@@ -43,6 +43,10 @@ pub struct FuzzOptions {
     pub shrink: Duration,
     /// Threads running cases.
     pub jobs: usize,
+    /// Only this variant (by label); default: the seed picks one.
+    pub variant: Option<String>,
+    /// A designer's RTL instead of the project's.
+    pub user: Option<UserRtl>,
 }
 
 /// Where a campaign stands.
@@ -88,7 +92,19 @@ pub fn case_seed(base: u64, k: u64) -> u64 {
 /// configuration (legal or not) drawn from it, the traffic is the block's
 /// generator from it (named, not written out).
 pub fn case<B: Bench>(seed: u64, cycles: usize) -> Stimulus<B> {
-    let vs = B::variants();
+    case_of::<B>(seed, cycles, None)
+}
+
+/// [`case`] on the variant labelled `variant` (any variant when `None`, or
+/// when no variant has that label).
+pub fn case_of<B: Bench>(seed: u64, cycles: usize, variant: Option<&str>) -> Stimulus<B> {
+    use model::Params;
+    let mut vs = B::variants();
+    if let Some(l) = variant {
+        if vs.iter().any(|v| v.label() == l) {
+            vs.retain(|v| v.label() == l);
+        }
+    }
     let p = vs[(seed % vs.len() as u64) as usize].clone();
     let cfg = testbenches::random_config::<B>(&p, seed, true);
     testbenches::generated(&p, &cfg, seed, cycles as u64)
@@ -112,6 +128,7 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
         progress: None,
         shrink: o.shrink,
         fault: None,
+        user: o.user.clone(),
     };
     // Shard-local case numbers are handed out in order; a failure at j
     // stops the handing out of cases after j (those before it still run,
@@ -133,7 +150,11 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
             {
                 return Ok(());
             }
-            let stim = case::<B>(case_seed(o.base_seed, idx + j * count), o.cycles);
+            let stim = case_of::<B>(
+                case_seed(o.base_seed, idx + j * count),
+                o.cycles,
+                o.variant.as_deref(),
+            );
             let r = match lockstep::run(&stim, &quiet) {
                 Ok(r) => r,
                 Err(e) => {
@@ -215,7 +236,7 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
     }
     let mut failure = None;
     if let Some(stim) = failing {
-        let small = lockstep::minimize(&stim, o.shrink);
+        let small = lockstep::minimize_with(&stim, o.shrink, o.user.as_ref());
         let loud = Options {
             waves: Waves::OnMismatch,
             context: 8,

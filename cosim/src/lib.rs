@@ -1,8 +1,12 @@
 //! The co-simulation engine: golden models against their Verilog RTL.
 //!
-//! - [`rtl`]: the Verilator bindings. `build.rs` verilates each block variant
-//!   and generates its shim from the Rust port declaration; [`rtl::Rtl`]
-//!   drives one instance with one FFI call per cycle.
+//! - [`design`]: what is verilated (files, top module, parameters) and how
+//!   its ports meet a block's declaration: the project's RTL, or a
+//!   designer's through a map file.
+//! - [`builder`]: builds a design on first use (Verilator, a shim generated
+//!   from the port declaration, g++) into a cached shared library.
+//! - [`rtl`]: the Verilator bindings; [`rtl::Rtl`] drives one instance with
+//!   one FFI call per clock.
 //! - [`toolchain`]: which files, which Verilator flags and installation,
 //!   and how the C++ is compiled; shared by every tool that runs Verilator.
 //! - [`lockstep`]: model and RTL side by side, every output compared every
@@ -16,6 +20,8 @@
 //! The command line, configuration files, charts, benchmarks and the
 //! system studies live in the `switchsim` crate.
 
+pub mod builder;
+pub mod design;
 pub mod fuzz;
 pub mod golden;
 pub mod lockstep;

@@ -15,21 +15,81 @@
 //! signals, the expected (model) and actual (RTL) values, the inputs, the
 //! seed, the replay command and the waveform files.
 
+use crate::design::{Design, UserMap};
 use crate::rtl::{Rtl, RtlError};
 use crate::wave::{MergedWave, ModelWave};
 use anyhow::{anyhow, Result};
 use model::port::{describe_value, get_bits, Layout, PortDesc};
 use model::stim::{Generator, Step, Stimulus};
+use model::timing::Alignment;
 use model::{Block, Params, PortGroup};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use testbenches::Bench;
 
+mod aligned;
 mod report;
 mod shrink;
 pub use report::*;
 pub use shrink::*;
+
+/// A designer's RTL, verified instead of the project's: their files, top
+/// module, and the map of their ports onto the declaration
+/// (`docs/your-rtl.md`).
+#[derive(Clone, Debug)]
+pub struct UserRtl {
+    /// The Verilog files, the top module's first.
+    pub files: Vec<PathBuf>,
+    /// The top module (else the map's, else the block's name).
+    pub top: Option<String>,
+    /// The map.
+    pub map: UserMap,
+}
+
+/// What a run verifies: the design and how its clocks line up with the
+/// model's steps.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// The RTL.
+    pub design: Design,
+    /// The alignment.
+    pub align: Alignment,
+}
+
+impl Target {
+    /// The project's RTL of variant `p` with the block's own alignment, or
+    /// `user`'s with the map's.
+    pub fn of<B: Block>(p: &B::Params, user: Option<&UserRtl>) -> Result<Target> {
+        let (design, align) = match user {
+            None => (Design::ours::<B>(p)?, B::alignment(p)),
+            Some(u) => Design::user::<B>(p, &u.files, u.top.as_deref(), &u.map)?,
+        };
+        let ins: Vec<&str> = design.inputs[1..].iter().map(|d| d.name).collect();
+        let outs: Vec<&str> = design.outputs.iter().map(|d| d.name).collect();
+        align
+            .check(&ins, &outs)
+            .map_err(|e| anyhow!("alignment of {}: {e}", B::NAME))?;
+        Ok(Target { design, align })
+    }
+
+    /// The RTL's name for declared port `name` (the same for the project's
+    /// RTL), and for a state field its signal path.
+    pub fn rtl_name(&self, name: &str) -> Option<String> {
+        let d = &self.design;
+        if let Some(k) = d.outputs.iter().position(|p| p.name == name) {
+            return d.map.outputs[k].clone();
+        }
+        if let Some(k) = d.inputs[1..].iter().position(|p| p.name == name) {
+            return Some(d.map.inputs[k].clone());
+        }
+        d.map
+            .state
+            .iter()
+            .find(|s| s.field == name)
+            .map(|s| s.path.clone())
+    }
+}
 
 /// Reset cycles before cycle 0.
 pub const POWER_ON_RESET: u64 = 2;
@@ -73,6 +133,8 @@ pub struct Options {
     /// A fault to inject into the golden model's outputs, to see the
     /// mismatch path end to end (`--inject-fault`, for tests and demos).
     pub fault: Option<Fault>,
+    /// A designer's RTL to verify instead of the project's.
+    pub user: Option<UserRtl>,
 }
 
 /// Flips the lowest bit of one output port of the golden model in one
@@ -146,12 +208,16 @@ impl Default for Options {
             progress: None,
             shrink: Duration::from_secs(20),
             fault: None,
+            user: None,
         }
     }
 }
 
 struct Failure {
     cycle: i64,
+    /// The RTL clock (counted from the first power-on reset clock) where
+    /// the difference was seen, when the alignment is not the plain one.
+    clock: Option<u64>,
     diffs: Vec<Diff>,
     rtl_error: Option<String>,
     inputs: String,
@@ -175,6 +241,7 @@ impl Failure {
         let inputs = format_nonzero(il, ins);
         Failure {
             cycle,
+            clock: None,
             diffs: if rtl_error.is_some() {
                 vec![]
             } else {
@@ -222,16 +289,21 @@ impl Ticker {
     }
 }
 
-/// One pass over the stimulus. With `paths`, writes both waveforms; with
-/// `stop`, stops `stop` cycles after a mismatch (else at it).
+/// One pass over the stimulus against `target`. With `paths`, writes both
+/// waveforms and goes on `context` cycles past a mismatch (else stops at
+/// it).
 fn pass<B: Bench>(
     stim: &Stimulus<B>,
+    target: &Target,
     paths: Option<&WaveFiles>,
     context: usize,
     cov: &mut Coverage,
     progress: Option<ProgressFn>,
     fault: Option<&Fault>,
 ) -> Result<(Option<Failure>, f64)> {
+    if !target.align.is_lockstep() {
+        return aligned::pass(stim, target, paths, context, cov, progress, fault);
+    }
     let p = &stim.params;
     let fault = Fault::resolve::<B>(fault, p)?;
     let cfg = &stim.config;
@@ -239,13 +311,19 @@ fn pass<B: Bench>(
     let ol = B::Outputs::layout(p);
     let cfg_words = cfg.to_words(p).map_err(|e| anyhow!("configuration: {e}"))?;
     let mut src = testbenches::source(stim).map_err(|e| anyhow!(e))?;
-    let mut rtl = Rtl::<B>::new(p, cfg, stim.seed, paths.map(|w| w.rtl.as_path()))?;
+    let mut rtl = Rtl::<B>::of(
+        &target.design,
+        p,
+        cfg,
+        stim.seed,
+        paths.map(|w| w.rtl.as_path()),
+    )?;
     let mut wave = match paths {
         Some(w) => {
             let (cl, sl) = (B::Config::layout(p), B::State::layout(p));
             Some((
-                ModelWave::create(&w.model, B::NAME, &cl, &il, &ol, &sl)?,
-                MergedWave::create(&w.merged, B::NAME, &cl, &il, &ol, &sl)?,
+                ModelWave::create(&w.model, B::NAME, &cl, &il, &ol, &sl, 1, false)?,
+                MergedWave::create(&w.merged, B::NAME, &cl, &il, &ol, &sl, false)?,
             ))
         }
         None => None,
@@ -325,7 +403,8 @@ fn pass<B: Bench>(
                 &exp,
                 &state_words,
                 act,
-                compared,
+                compared && exp[..] != act[..],
+                None,
             )?;
         }
         if report {
@@ -376,6 +455,7 @@ struct Batch {
 /// The same verdict, first divergent cycle and report as [`pass`].
 fn pass_threaded<B: Bench>(
     stim: &Stimulus<B>,
+    target: &Target,
     cov: &mut Coverage,
     progress: Option<ProgressFn>,
     fault: Option<&Fault>,
@@ -389,7 +469,7 @@ fn pass_threaded<B: Bench>(
     let (iw, ow) = (il.words, ol.words);
     // Fail early, on this thread, for what would fail there.
     testbenches::source(stim).map_err(|e| anyhow!(e))?;
-    let mut rtl = Rtl::<B>::new(p, cfg, stim.seed, None)?;
+    let mut rtl = Rtl::<B>::of(&target.design, p, cfg, stim.seed, None)?;
     let total = POWER_ON_RESET + stim.len();
     let (to_rtl, from_model) = sync_channel::<Result<Batch, String>>(IN_FLIGHT);
     let (recycle, spare) = channel::<Batch>();
@@ -560,6 +640,7 @@ pub const WAVE_LIMIT: u64 = 200_000;
 /// such, even when its files cannot be written (the `note` says what was
 /// not written).
 pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
+    let target = Target::of::<B>(&stim.params, opts.user.as_ref())?;
     let dir = run_dir(stim, &opts.out_dir);
     let files = WaveFiles::in_dir(&dir);
     let mut write_errors: Vec<String> = Vec::new();
@@ -574,17 +655,25 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
     let (fail, secs) = if traced {
         pass(
             stim,
+            &target,
             Some(&files),
             opts.context,
             &mut coverage,
             opts.progress,
             opts.fault.as_ref(),
         )?
-    } else if opts.threads >= 2 {
-        pass_threaded(stim, &mut coverage, opts.progress, opts.fault.as_ref())?
+    } else if opts.threads >= 2 && target.align.is_lockstep() {
+        pass_threaded(
+            stim,
+            &target,
+            &mut coverage,
+            opts.progress,
+            opts.fault.as_ref(),
+        )?
     } else {
         pass(
             stim,
+            &target,
             None,
             0,
             &mut coverage,
@@ -607,7 +696,21 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
         variant: stim.params.label(),
         seed: stim.seed,
         cycle: fail.cycle,
-        diffs: fail.diffs,
+        clock: fail.clock,
+        rtl: (target.design.origin != crate::design::Origin::Ours).then(|| {
+            format!(
+                "{} (top `{}`)",
+                target
+                    .design
+                    .files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                target.design.top
+            )
+        }),
+        diffs: name_diffs(fail.diffs, &target),
         rtl_error: fail.rtl_error,
         inputs: fail.inputs,
         repro: None,
@@ -625,7 +728,7 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
     let cut = cut_after(stim, fail.cycle);
     // A short written-out window that still fails, for a long generated run.
     let short = (stim.generated.is_some() && fail.cycle >= 0)
-        .then(|| shrink_window(&cut, opts.shrink))
+        .then(|| shrink_window(&cut, opts.shrink, opts.user.as_ref()))
         .flatten();
     if !traced {
         if let Err(e) = fresh_dir(&dir) {
@@ -662,10 +765,10 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
     // Waveforms: of the run itself up to a few cycles past the divergence,
     // or of the short window when the divergence is too far in.
     let (traced_stim, want) = if (fail.cycle.max(0) as u64) < WAVE_LIMIT {
-        (
-            cut_after(stim, fail.cycle + opts.context as i64),
-            Some(m.cycle),
-        )
+        // The context past the divergence, in steps; the drain clocks of a
+        // latency show the rest.
+        let context = opts.context.div_ceil(target.align.clocks_per_step as usize);
+        (cut_after(stim, fail.cycle + context as i64), Some(m.cycle))
     } else if let Some(sh) = short {
         m.waves_of = Some("the short window (repro-short.stim)".into());
         (sh, None)
@@ -679,6 +782,7 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
     };
     match pass(
         &traced_stim,
+        &target,
         Some(&files),
         opts.context,
         &mut Coverage::of::<B>(),
@@ -713,4 +817,28 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
         Err(e) => m.write_errors.push(format!("waveforms: {e:#}")),
     }
     Ok(Outcome::Mismatch(Box::new(m)))
+}
+
+/// The differences under the RTL's own names: `their[3] (ours_o)` where a
+/// designer's map renamed the port or names a state signal.
+fn name_diffs(diffs: Vec<Diff>, target: &Target) -> Vec<Diff> {
+    diffs
+        .into_iter()
+        .map(|mut d| {
+            let (base, index) = match d.signal.find('[') {
+                Some(i) => (d.signal[..i].to_string(), d.signal[i..].to_string()),
+                None => (d.signal.clone(), String::new()),
+            };
+            let (state, base) = match base.strip_prefix("state ") {
+                Some(b) => (true, b.to_string()),
+                None => (false, base),
+            };
+            if let Some(r) = target.rtl_name(&base) {
+                if r != base {
+                    d.signal = format!("{}{r}{index} ({base})", if state { "state " } else { "" });
+                }
+            }
+            d
+        })
+        .collect()
 }

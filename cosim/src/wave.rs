@@ -8,7 +8,10 @@
 //! ```
 //!
 //! Cycle `n` (counting the reset cycles) starts at time `10 n` with the
-//! rising edge (none at `n = 0`); the clock falls at `10 n + 5`.
+//! rising edge (none at `n = 0`); the clock falls at `10 n + 5`. Where the
+//! RTL takes `K` clocks per model step, the time axis is the RTL's clock:
+//! the model's step `t` starts at `10 t K`, and both waveforms carry a
+//! `step` signal, the model step whose inputs are applied.
 
 use anyhow::{Context, Result};
 use model::port::{get_bits, Layout, Radix};
@@ -123,6 +126,8 @@ pub struct ModelWave {
     path: PathBuf,
     clk: IdCode,
     rst: IdCode,
+    step: Option<IdCode>,
+    k: u64,
     cfg: Signals,
     inp: Signals,
     out: Signals,
@@ -131,7 +136,10 @@ pub struct ModelWave {
 }
 
 impl ModelWave {
-    /// Creates `path` with the ports of the given layouts and the registers.
+    /// Creates `path` with the ports of the given layouts and the registers;
+    /// one step every `k` RTL clocks (with a `step` signal when `k` > 1 or
+    /// `with_step`).
+    #[allow(clippy::too_many_arguments)]
     pub fn create(
         path: &Path,
         block: &str,
@@ -139,11 +147,18 @@ impl ModelWave {
         inp: &Layout,
         out: &Layout,
         state: &Layout,
+        k: u64,
+        with_step: bool,
     ) -> Result<Self> {
         let mut w = open(path, &format!("golden model of `{block}` (switchsim)"))?;
         w.add_module("TOP")?;
         let clk = w.add_wire(1, "clk_i")?;
         let rst = w.add_wire(1, "rst_ni")?;
+        let step = if with_step || k > 1 {
+            Some(w.add_wire(32, "step")?)
+        } else {
+            None
+        };
         let cfg = Signals::declare(&mut w, cfg)?;
         let inp = Signals::declare(&mut w, inp)?;
         let out = Signals::declare(&mut w, out)?;
@@ -162,6 +177,8 @@ impl ModelWave {
             path: path.to_path_buf(),
             clk,
             rst,
+            step,
+            k: k.max(1),
             cfg,
             inp,
             out,
@@ -179,11 +196,14 @@ impl ModelWave {
         out: &[u32],
         state: &[u32],
     ) -> Result<()> {
-        let t = self.n * UNITS_PER_CYCLE;
+        let t = self.n * self.k * UNITS_PER_CYCLE;
         let w = &mut self.w;
         w.timestamp(t)?;
         w.change_scalar(self.clk, self.n > 0)?;
         w.change_scalar(self.rst, !reset)?;
+        if let Some(id) = self.step {
+            write_value(w, id, 32, &[self.n as u32])?;
+        }
         self.cfg.emit(w, cfg)?;
         self.inp.emit(w, inp)?;
         self.out.emit(w, out)?;
@@ -196,7 +216,7 @@ impl ModelWave {
 
     /// Flushes and closes the file.
     pub fn finish(mut self) -> Result<PathBuf> {
-        self.w.timestamp(self.n * UNITS_PER_CYCLE)?;
+        self.w.timestamp(self.n * self.k * UNITS_PER_CYCLE)?;
         self.w.flush()?;
         Ok(self.path)
     }
@@ -212,6 +232,7 @@ pub struct MergedWave {
     clk: IdCode,
     rst: IdCode,
     mismatch: IdCode,
+    step: Option<IdCode>,
     cfg: Signals,
     inp: Signals,
     model: Signals,
@@ -222,7 +243,9 @@ pub struct MergedWave {
 }
 
 impl MergedWave {
-    /// Creates `path`.
+    /// Creates `path`; with `with_step`, a `step` signal names the model
+    /// step whose inputs each RTL clock applies.
+    #[allow(clippy::too_many_arguments)]
     pub fn create(
         path: &Path,
         block: &str,
@@ -230,6 +253,7 @@ impl MergedWave {
         inp: &Layout,
         out: &Layout,
         state: &Layout,
+        with_step: bool,
     ) -> Result<Self> {
         let mut w = open(
             path,
@@ -239,6 +263,11 @@ impl MergedWave {
         let mismatch = w.add_wire(1, "mismatch")?;
         let clk = w.add_wire(1, "clk_i")?;
         let rst = w.add_wire(1, "rst_ni")?;
+        let step = if with_step {
+            Some(w.add_wire(32, "step")?)
+        } else {
+            None
+        };
         let cfg = Signals::declare(&mut w, cfg)?;
         let inp = Signals::declare(&mut w, inp)?;
         w.add_module("model")?;
@@ -256,6 +285,7 @@ impl MergedWave {
             clk,
             rst,
             mismatch,
+            step,
             cfg,
             inp,
             model,
@@ -266,7 +296,9 @@ impl MergedWave {
         })
     }
 
-    /// Records one cycle of both sides.
+    /// Records one clock of both sides: `model_out` are the model's outputs
+    /// compared in this clock (or last compared), `differ` whether a
+    /// compared one differs, `step` the model step whose inputs apply.
     #[allow(clippy::too_many_arguments)]
     pub fn cycle(
         &mut self,
@@ -276,10 +308,10 @@ impl MergedWave {
         model_out: &[u32],
         state: &[u32],
         rtl_out: &[u32],
-        compared: bool,
+        differ: bool,
+        step: Option<u32>,
     ) -> Result<()> {
         let t = self.n * UNITS_PER_CYCLE;
-        let differ = compared && model_out != rtl_out;
         if differ && self.first_mismatch.is_none() {
             self.first_mismatch = Some(self.n);
         }
@@ -288,6 +320,9 @@ impl MergedWave {
         w.change_scalar(self.clk, self.n > 0)?;
         w.change_scalar(self.rst, !reset)?;
         w.change_scalar(self.mismatch, differ)?;
+        if let (Some(id), Some(k)) = (self.step, step) {
+            write_value(w, id, 32, &[k])?;
+        }
         self.cfg.emit(w, cfg)?;
         self.inp.emit(w, inp)?;
         self.model.emit(w, model_out)?;
@@ -394,6 +429,9 @@ impl MergedWave {
         writeln!(g, "TOP.mismatch")?;
         writeln!(g, "TOP.clk_i")?;
         writeln!(g, "TOP.rst_ni")?;
+        if self.step.is_some() {
+            writeln!(g, "@24\nTOP.step[31:0]\n@28")?;
+        }
         // Sections: a comment trace, then each port in the scopes given.
         let sections: [(String, &Layout, &[&str]); 4] = [
             ("inputs".into(), &self.inp.layout, &[""]),

@@ -83,10 +83,12 @@ pub trait Block: Sized {
     type Config: PortGroup<Params = Self::Params>;
     /// Per-cycle inputs.
     type Inputs: PortGroup<Params = Self::Params>;
-    /// Per-cycle outputs, all compared against the RTL every cycle.
+    /// Per-cycle outputs, compared against the RTL as [`Block::alignment`]
+    /// says (by default every output in every cycle).
     type Outputs: PortGroup<Params = Self::Params>;
     /// The registers, named like the RTL registers; shown in the model's
-    /// waveform (not compared: the outputs are the contract).
+    /// waveform, and compared with RTL signals where
+    /// [`Block::alignment`] (or a designer's map) names them.
     type State: PortGroup<Params = Self::Params>;
 
     /// The structural variants that are verilated; the first is the default.
@@ -111,6 +113,15 @@ pub trait Block: Sized {
     }
     /// The current register values.
     fn state(&self) -> &Self::State;
+
+    /// How the RTL's clocks line up with this model's steps: clocks per
+    /// step, output latencies, optional outputs, state read from RTL
+    /// signals ([`crate::timing`]). Default: the plain contract, one clock
+    /// per step and every output compared in its step's clock.
+    fn alignment(p: &Self::Params) -> crate::timing::Alignment {
+        let _ = p;
+        crate::timing::Alignment::lockstep()
+    }
 
     /// Names of the functional coverage bins (see each block's spec).
     fn bins() -> &'static [&'static str] {

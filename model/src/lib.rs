@@ -1,4 +1,4 @@
-//! Golden models of four switch-ASIC blocks, bit- and cycle-accurate against
+//! Golden models of the switch-ASIC blocks, bit- and cycle-accurate against
 //! the Verilog in `rtl/`.
 //!
 //! Each block module mirrors one RTL file of the same name and implements
@@ -13,6 +13,7 @@ pub mod block;
 pub mod eth;
 pub mod port;
 pub mod stim;
+pub mod timing;
 
 pub mod arbiter;
 pub mod bcn_cp;

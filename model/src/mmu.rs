@@ -11,6 +11,7 @@
 
 use crate::block::{check_pow2, refill, Block, ConfigError, Params};
 use crate::port::{mask, PortGroup};
+use crate::timing::Alignment;
 use arbitrary_int::{i4, u3, u6};
 
 /// Packet length width (cells).
@@ -387,6 +388,14 @@ impl Block for Mmu {
             MmuParams { ports: 2, cw: 8 },
             MmuParams { ports: 8, cw: 16 },
         ]
+    }
+
+    /// One clock per step, every output in its step's clock; the per-queue
+    /// counters on `q_*_o` are views of the registers an RTL may keep off
+    /// its ports (in memories): it is then verified on its other outputs,
+    /// and the counters through state paths where it names them.
+    fn alignment(_: &MmuParams) -> Alignment {
+        Alignment::lockstep().with_optional(&["q_priv_o", "q_shr_o", "q_hdr_o"])
     }
 
     fn default_config(p: &MmuParams) -> MmuConfig {

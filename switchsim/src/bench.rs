@@ -242,8 +242,7 @@ where
     let file = tmp.join(format!("{}-{}.bin", B::NAME, p.label()));
     let bytes: Vec<u8> = packed.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&file, bytes)?;
-    let vt = cosim::rtl::lookup(B::NAME, &p.label())
-        .ok_or_else(|| anyhow!("no verilated {} {}", B::NAME, p.label()))?;
+    let vt = cosim::builder::library(&cosim::design::Design::ours::<B>(&p)?)?;
     let mut cxx_sum = 0;
     let mut f_cxx = || {
         let h = vt.harness(&file)?;
@@ -264,6 +263,7 @@ where
         waves: Waves::Never,
         context: 0,
         replay: String::new(),
+        user: None,
     };
     let mut f_lock = || match lockstep::run(&stim, &quiet)? {
         Outcome::Pass(s) => Ok(s.secs),

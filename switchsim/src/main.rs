@@ -40,6 +40,8 @@ enum Cmd {
         /// Output directory.
         #[arg(long, default_value = "out/trace")]
         out: PathBuf,
+        #[command(flatten)]
+        rtl: switchsim::cmd::RtlArgs,
     },
     /// Print a block's default configuration as TOML (a starting point for --config).
     Config {
@@ -61,6 +63,10 @@ enum Cmd {
     Mutate(switchsim::cmd::MutateOpts),
     /// List the blocks, their verilated variants and scenarios.
     List,
+    /// Verilate and compile the blocks' designs ahead of use (they are
+    /// built on first use anyway), every variant or the default ones, on
+    /// every core; prints the cache folder and its size.
+    Build(switchsim::cmd::BuildOpts),
     /// Buffer sizing from a link (seeds 000 and 001), term by term: PFC headroom
     /// per ingress port, credit buffer and quantum, cell-fabric buffer, mean
     /// queues, pipelines; then the MMU and credit configurations as TOML
@@ -127,13 +133,17 @@ fn main() -> ExitCode {
             block,
             scenario,
             out,
-        } => for_block(
-            block.as_str(),
-            &mut TraceC {
-                name: scenario.as_deref(),
-                out: &out,
-            },
-        ),
+            rtl,
+        } => rtl.user().and_then(|user| {
+            for_block(
+                block.as_str(),
+                &mut TraceC {
+                    name: scenario.as_deref(),
+                    out: &out,
+                    user: user.as_ref(),
+                },
+            )
+        }),
         Cmd::Config { block, variant } => for_block(
             block.as_str(),
             &mut ConfigC {
@@ -150,6 +160,7 @@ fn main() -> ExitCode {
         Cmd::Study(Study::Recn(o)) | Cmd::RecnNet(o) => cmd_recn_net(o),
         Cmd::Size(o) => cmd_size(o),
         Cmd::List => list_all(),
+        Cmd::Build(o) => build_blocks(o),
     };
     if std::env::var_os("SWITCHSIM_PEAK_RSS").is_some() {
         if let Some(k) = switchsim::bench::peak_rss_kib() {

@@ -126,8 +126,15 @@ pub struct Mismatch {
     /// The stimulus seed.
     pub seed: u64,
     /// Stimulus cycle index (0 = first cycle after power-on reset; negative
-    /// for the power-on reset cycle).
+    /// for the power-on reset cycle); a model step where the RTL takes
+    /// several clocks per step or shows outputs later.
     pub cycle: i64,
+    /// The RTL clock (from the first power-on reset clock) where the
+    /// difference was seen, when it is not the step's own cycle (an
+    /// alignment with a latency or several clocks per step).
+    pub clock: Option<u64>,
+    /// The RTL verified, when it is not the project's (files and top).
+    pub rtl: Option<String>,
     /// The differing outputs (all of them, first one first).
     pub diffs: Vec<Diff>,
     /// An error the RTL raised itself (assertion, $error), if that was the failure.
@@ -153,22 +160,38 @@ pub struct Mismatch {
 }
 
 impl Mismatch {
-    /// Waveform time of the failing cycle, in ns.
+    /// Waveform time of the clock where the difference was seen, in ns.
     pub fn time_ns(&self) -> i64 {
-        self.cycle + POWER_ON_RESET as i64
+        match self.clock {
+            Some(c) => c as i64,
+            None => self.cycle + POWER_ON_RESET as i64,
+        }
     }
 }
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "MISMATCH in {} ({}) at cycle {} (waveform time {} ns)",
-            self.block,
-            self.variant,
-            self.cycle,
-            self.time_ns()
-        )?;
+        match self.clock {
+            None => writeln!(
+                f,
+                "MISMATCH in {} ({}) at cycle {} (waveform time {} ns)",
+                self.block,
+                self.variant,
+                self.cycle,
+                self.time_ns()
+            )?,
+            Some(c) => writeln!(
+                f,
+                "MISMATCH in {} ({}) at model step {}, RTL clock {c} (waveform time {} ns)",
+                self.block,
+                self.variant,
+                self.cycle,
+                self.time_ns()
+            )?,
+        }
+        if let Some(r) = &self.rtl {
+            writeln!(f, "  rtl:        {r}")?;
+        }
         if let Some(e) = &self.rtl_error {
             writeln!(f, "  RTL error:  {e}")?;
         }

@@ -18,7 +18,11 @@ pub fn cut_after<B: Block>(stim: &Stimulus<B>, c: i64) -> Stimulus<B> {
 /// written out and played from reset, for W = 256, 4096, 65536 (the first
 /// that still fails), then shrunk by [`minimize`] within `budget`. `None`
 /// when no such window fails.
-pub fn shrink_window<B: Bench>(cut: &Stimulus<B>, budget: Duration) -> Option<Stimulus<B>> {
+pub fn shrink_window<B: Bench>(
+    cut: &Stimulus<B>,
+    budget: Duration,
+    user: Option<&UserRtl>,
+) -> Option<Stimulus<B>> {
     let t0 = Instant::now();
     let end = cut.len();
     let widest = end.min(1 << 16);
@@ -31,8 +35,12 @@ pub fn shrink_window<B: Bench>(cut: &Stimulus<B>, budget: Duration) -> Option<St
             cut.seed,
             tail[(widest - w) as usize..].to_vec(),
         );
-        if first_mismatch(&win).is_some() {
-            return Some(minimize(&win, budget.saturating_sub(t0.elapsed())));
+        if first_mismatch(&win, user).is_some() {
+            return Some(minimize_with(
+                &win,
+                budget.saturating_sub(t0.elapsed()),
+                user,
+            ));
         }
         if w == widest {
             break;
@@ -41,11 +49,13 @@ pub fn shrink_window<B: Bench>(cut: &Stimulus<B>, budget: Duration) -> Option<St
     None
 }
 
-/// Runs `stim` without waveforms and returns the first divergent cycle, or
-/// `None` if model and RTL agree (or the run cannot start).
-pub fn first_mismatch<B: Bench>(stim: &Stimulus<B>) -> Option<i64> {
+/// Runs `stim` without waveforms (on the project's RTL, or `user`'s) and
+/// returns the first divergent step, or `None` if model and RTL agree (or
+/// the run cannot start).
+pub fn first_mismatch<B: Bench>(stim: &Stimulus<B>, user: Option<&UserRtl>) -> Option<i64> {
+    let target = Target::of::<B>(&stim.params, user).ok()?;
     let mut cov = Coverage::of::<B>();
-    match pass(stim, None, 0, &mut cov, None, None) {
+    match pass(stim, &target, None, 0, &mut cov, None, None) {
         Ok((Some(f), _)) => Some(f.cycle),
         _ => None,
     }
@@ -59,13 +69,22 @@ pub fn first_mismatch<B: Bench>(stim: &Stimulus<B>) -> Option<i64> {
 /// Works on any block; the result is a valid stimulus (every input of
 /// every block is legal by its spec).
 pub fn minimize<B: Bench>(stim: &Stimulus<B>, budget: Duration) -> Stimulus<B> {
+    minimize_with(stim, budget, None)
+}
+
+/// [`minimize`] against `user`'s RTL (the project's when `None`).
+pub fn minimize_with<B: Bench>(
+    stim: &Stimulus<B>,
+    budget: Duration,
+    user: Option<&UserRtl>,
+) -> Stimulus<B> {
     let t0 = Instant::now();
-    let Some(c) = first_mismatch(stim) else {
+    let Some(c) = first_mismatch(stim, user) else {
         return stim.clone();
     };
     let mut best = cut_after(stim, c);
     if best.generated.is_some() {
-        match shrink_window(&best, budget) {
+        match shrink_window(&best, budget, user) {
             Some(s) => return s,
             None => return best,
         }
@@ -77,7 +96,7 @@ pub fn minimize<B: Bench>(stim: &Stimulus<B>, budget: Duration) -> Stimulus<B> {
             let mut trial = best.clone();
             let end = (i + chunk).min(trial.cycles.len());
             trial.cycles.drain(i..end);
-            if let Some(c) = first_mismatch(&trial) {
+            if let Some(c) = first_mismatch(&trial, user) {
                 trial.cycles.truncate((c + 1).max(0) as usize);
                 best = trial;
             } else {

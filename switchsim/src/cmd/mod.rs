@@ -2,7 +2,7 @@
 //! them. `main.rs` parses the command line and calls these.
 
 use anyhow::{anyhow, Result};
-use cosim::lockstep::{Coverage, Options, Outcome, WaveFiles, Waves};
+use cosim::lockstep::{Coverage, Options, Outcome, UserRtl, WaveFiles, Waves};
 use model::{Block, Params};
 use std::io::Write;
 use std::path::Path;
@@ -75,8 +75,8 @@ macro_rules! command {
 
 command!(RunC<'a> { a: &'a RunArgs<'a> } => cmd_run);
 command!(FuzzC<'a> { a: &'a FuzzArgs } => cmd_fuzz);
-command!(ReplayC<'a> { text: &'a str, out: &'a Path, illegal: bool } => cmd_replay);
-command!(TraceC<'a> { name: Option<&'a str>, out: &'a Path } => cmd_trace);
+command!(ReplayC<'a> { text: &'a str, out: &'a Path, illegal: bool, user: Option<&'a UserRtl> } => cmd_replay);
+command!(TraceC<'a> { name: Option<&'a str>, out: &'a Path, user: Option<&'a UserRtl> } => cmd_trace);
 command!(ConfigC<'a> { variant: Option<&'a str> } => cmd_config);
 
 pub struct LintC<'a> {
@@ -234,6 +234,48 @@ pub fn opts(out: &Path, waves: Waves) -> Options {
         context: 8,
         replay: replay_prefix(),
         ..Options::default()
+    }
+}
+
+/// [`opts`] on a designer's RTL (the project's when `None`).
+pub fn opts_on(out: &Path, waves: Waves, user: Option<&UserRtl>) -> Options {
+    Options {
+        user: user.cloned(),
+        ..opts(out, waves)
+    }
+}
+
+/// `--rtl`, `--top`, `--map`: a designer's RTL verified against the golden
+/// model instead of the project's (`docs/your-rtl.md`).
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct RtlArgs {
+    /// Your RTL: Verilog files, comma-separated, the top module's first.
+    #[arg(long, value_delimiter = ',', value_name = "FILE.v[,FILE.v..]")]
+    pub rtl: Vec<std::path::PathBuf>,
+    /// Your top module (default: the map's `top`, else the block's name).
+    #[arg(long, requires = "rtl")]
+    pub top: Option<String>,
+    /// The map of your ports onto the block's declaration (TOML): names,
+    /// latencies, clocks per step, state paths.
+    #[arg(long, requires = "rtl", value_name = "MAP.toml")]
+    pub map: Option<std::path::PathBuf>,
+}
+
+impl RtlArgs {
+    /// The designer's RTL, if `--rtl` was given.
+    pub fn user(&self) -> Result<Option<UserRtl>> {
+        if self.rtl.is_empty() {
+            return Ok(None);
+        }
+        let map = match &self.map {
+            Some(m) => cosim::design::UserMap::load(m)?,
+            None => cosim::design::UserMap::default(),
+        };
+        Ok(Some(UserRtl {
+            files: self.rtl.clone(),
+            top: self.top.clone(),
+            map,
+        }))
     }
 }
 

@@ -3,7 +3,7 @@
 use super::*;
 use anyhow::{anyhow, bail, Context, Result};
 use cosim::fuzz::{self, FuzzOptions};
-use cosim::lockstep::{self, Options, Outcome, WaveFiles, Waves};
+use cosim::lockstep::{self, Options, Outcome, UserRtl, WaveFiles, Waves};
 use model::stim::Stimulus;
 use model::{Block, Params};
 use std::io::{IsTerminal, Write};
@@ -41,6 +41,7 @@ pub struct RunArgs<'a> {
     pub json: bool,
     pub threads: Option<usize>,
     pub fault: Option<lockstep::Fault>,
+    pub user: Option<&'a UserRtl>,
 }
 
 pub fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
@@ -88,7 +89,7 @@ pub fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
         threads,
         progress: tty.then_some(run_progress as lockstep::ProgressFn),
         fault: a.fault.clone(),
-        ..opts(a.out, Waves::OnMismatch)
+        ..opts_on(a.out, Waves::OnMismatch, a.user)
     };
     let outcome = lockstep::run(&stim, &o)?;
     if tty && a.cycles >= 1 << 16 {
@@ -99,7 +100,7 @@ pub fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
     if matches!(outcome, Outcome::Pass(_)) && a.vcd_cycles > 0 {
         // The first N cycles of a seed are the same for any length.
         let head = testbenches::run_of::<B>(&p, a.seed, a.vcd_cycles.min(a.cycles), Some(&cfg));
-        if let Outcome::Pass(s) = lockstep::run(&head, &opts(a.out, Waves::Always))? {
+        if let Outcome::Pass(s) = lockstep::run(&head, &opts_on(a.out, Waves::Always, a.user))? {
             waves = s.waves;
             not_written.extend(s.write_errors);
         }
@@ -309,7 +310,12 @@ where
     Ok(u8::from(failed))
 }
 
-pub fn cmd_replay<B: Bench>(text: &str, out: &Path, illegal: bool) -> Result<u8> {
+pub fn cmd_replay<B: Bench>(
+    text: &str,
+    out: &Path,
+    illegal: bool,
+    user: Option<&UserRtl>,
+) -> Result<u8> {
     let stim = Stimulus::<B>::from_text(text, &B::variants()).map_err(|e| anyhow!(e))?;
     // The same validation as `run --config`; a configuration the hardware
     // flags as illegal (fuzz cases include some on purpose) only with
@@ -320,13 +326,13 @@ pub fn cmd_replay<B: Bench>(text: &str, out: &Path, illegal: bool) -> Result<u8>
         }
     }
     let what = format!("{} {} replay", B::NAME, stim.params.label());
-    let outcome = lockstep::run(&stim, &opts(out, Waves::Always))?;
+    let outcome = lockstep::run(&stim, &opts_on(out, Waves::Always, user))?;
     let code = report(&outcome, &what);
     print_frames(&write_frames(&stim, &lockstep::run_dir(&stim, out))?);
     Ok(code)
 }
 
-pub fn cmd_trace<B: Bench>(name: Option<&str>, out: &Path) -> Result<u8> {
+pub fn cmd_trace<B: Bench>(name: Option<&str>, out: &Path, user: Option<&UserRtl>) -> Result<u8> {
     let all = B::scenarios();
     let Some(name) = name else {
         for s in &all {
@@ -346,7 +352,7 @@ pub fn cmd_trace<B: Bench>(name: Option<&str>, out: &Path) -> Result<u8> {
     println!("{}: {}", s.name, s.about);
     println!("{}", config_line::<B>(&stim.params, &stim.config));
     let dir = out.join(format!("{}-{}", B::NAME, s.name));
-    let outcome = lockstep::run(&stim, &opts(&dir, Waves::Always))?;
+    let outcome = lockstep::run(&stim, &opts_on(&dir, Waves::Always, user))?;
     std::fs::write(dir.join("scenario.stim"), stim.to_text())?;
     let code = report(&outcome, &format!("{} trace {}", B::NAME, s.name));
     print_frames(&write_frames(&stim, &lockstep::run_dir(&stim, &dir))?);
@@ -407,6 +413,12 @@ pub struct FuzzOpts {
     /// Print a machine-readable summary (JSON).
     #[arg(long)]
     pub json: bool,
+    /// Only this structural variant (default: each case's seed picks one;
+    /// with --rtl, the block's default).
+    #[arg(long)]
+    pub variant: Option<String>,
+    #[command(flatten)]
+    pub rtl: RtlArgs,
 }
 
 /// `switchsim fuzz`.
@@ -422,11 +434,26 @@ pub fn fuzz_blocks(o: FuzzOpts) -> Result<u8> {
         out,
         json,
         jobs,
+        variant,
+        rtl,
     } = o;
     let blocks = blocks_of(&block)?;
     if cases.is_none() && time.is_none() {
         bail!("give a budget: --cases N and/or --time DURATION");
     }
+    let user = rtl.user()?;
+    if user.is_some() && blocks.len() > 1 {
+        bail!("--rtl is one block's RTL: name the block, not `all`");
+    }
+    if let Some(v) = &variant {
+        for b in &blocks {
+            for_block(b, &mut CheckVariantC { label: v })?;
+        }
+    }
+    let variant = match (&variant, &user, blocks.first()) {
+        (None, Some(_), Some(b)) => Some(default_label(b)?),
+        _ => variant,
+    };
     let share = time.map(|t| t / blocks.len() as u32);
     let mut worst = 0;
     for b in blocks {
@@ -441,6 +468,8 @@ pub fn fuzz_blocks(o: FuzzOpts) -> Result<u8> {
                 replay: replay_prefix(),
                 shrink: Duration::from_secs(60),
                 jobs: jobs.map_or_else(cores, |j| j as usize),
+                variant: variant.clone(),
+                user: user.clone(),
             },
             require_coverage,
             json,
@@ -465,6 +494,8 @@ pub struct ReplayOpts {
     /// Output directory.
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub rtl: RtlArgs,
 }
 
 /// `switchsim replay`.
@@ -473,7 +504,9 @@ pub fn replay_file(o: ReplayOpts) -> Result<u8> {
         file,
         out,
         illegal_config,
+        rtl,
     } = o;
+    let user = rtl.user()?;
     let text = std::fs::read_to_string(&file)
         .with_context(|| format!("cannot read {}", file.display()))?;
     let block = text
@@ -487,6 +520,7 @@ pub fn replay_file(o: ReplayOpts) -> Result<u8> {
             text: &text,
             out: &out,
             illegal: illegal_config,
+            user: user.as_ref(),
         },
     )
     .with_context(|| format!("{}", file.display()))
@@ -537,6 +571,8 @@ pub struct RunOpts {
     /// path end to end. The repro file holds the traffic, not the fault.
     #[arg(long, value_name = "PORT@CYCLE", value_parser = lockstep::Fault::parse)]
     pub inject_fault: Option<lockstep::Fault>,
+    #[command(flatten)]
+    pub rtl: RtlArgs,
     /// Print a machine-readable summary (JSON) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -556,7 +592,9 @@ pub fn run_blocks(o: RunOpts) -> Result<u8> {
         json,
         threads,
         inject_fault,
+        rtl,
     } = o;
+    let user = rtl.user()?;
     let a = RunArgs {
         variant: variant.as_deref(),
         config: config.as_deref(),
@@ -568,13 +606,125 @@ pub fn run_blocks(o: RunOpts) -> Result<u8> {
         json,
         threads: threads.0,
         fault: inject_fault.clone(),
+        user: user.as_ref(),
     };
-    if block == "all" && (a.variant.is_some() || a.config.is_some()) {
-        bail!("--variant and --config name one block; not valid with `all`");
+    if block == "all" && (a.variant.is_some() || a.config.is_some() || a.user.is_some()) {
+        bail!("--variant, --config and --rtl name one block; not valid with `all`");
+    }
+    let blocks = blocks_of(&block)?;
+    if blocks.len() > 1 {
+        // Every block's design built first, on every core.
+        let names: Vec<String> = blocks.iter().map(|b| b.to_string()).collect();
+        prebuild(&names, a.variant.is_none(), cores())?;
     }
     let mut worst = 0;
-    for b in blocks_of(&block)? {
+    for b in blocks {
         worst = worst.max(for_block(b, &mut RunC { a: &a })?);
     }
     Ok(worst)
+}
+
+/// The options of `switchsim build`.
+#[derive(clap::Args, Debug)]
+pub struct BuildOpts {
+    /// Blocks to build (default: all).
+    pub blocks: Vec<String>,
+    /// Only each block's default variant (what `run all` uses); default:
+    /// every variant (what the tests use).
+    #[arg(long)]
+    pub default_only: bool,
+    /// Builds at a time (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
+}
+
+/// The project's designs of block `B`: every variant, or the default one.
+pub fn designs_of<B: Bench>(default_only: bool) -> Result<Vec<cosim::design::Design>> {
+    let vs = B::variants();
+    let n = if default_only { 1 } else { vs.len() };
+    vs[..n]
+        .iter()
+        .map(cosim::design::Design::ours::<B>)
+        .collect()
+}
+
+struct DesignsC<'a> {
+    default_only: bool,
+    out: &'a mut Vec<cosim::design::Design>,
+}
+impl Command for DesignsC<'_> {
+    fn call<B: Bench>(&mut self) -> Result<u8> {
+        self.out.extend(designs_of::<B>(self.default_only)?);
+        Ok(0)
+    }
+}
+
+/// Builds the named blocks' designs that are not cached yet, `jobs` at a
+/// time.
+pub fn prebuild(blocks: &[String], default_only: bool, jobs: usize) -> Result<()> {
+    let mut ds = Vec::new();
+    for b in blocks {
+        for_block(
+            b,
+            &mut DesignsC {
+                default_only,
+                out: &mut ds,
+            },
+        )?;
+    }
+    // The largest first, so that the last build does not run alone.
+    ds.sort_by_key(|d| std::cmp::Reverse(d.out_words() + d.in_words()));
+    cosim::builder::prebuild(&ds, jobs)
+}
+
+/// `switchsim build`: verilates and compiles the designs ahead of use.
+pub fn build_blocks(o: BuildOpts) -> Result<u8> {
+    let t0 = std::time::Instant::now();
+    let blocks = names_or_all(o.blocks);
+    let blocks: Vec<String> = blocks
+        .into_iter()
+        .flat_map(|b| {
+            if b == "all" {
+                names_or_all(vec![])
+            } else {
+                vec![b]
+            }
+        })
+        .collect();
+    let jobs = o.jobs.map_or(cores(), |j| j as usize);
+    prebuild(&blocks, o.default_only, jobs)?;
+    let root = cosim::builder::cache_root();
+    println!(
+        "built: {} block{} in {:.1} s; cache {} ({:.1} MiB)",
+        blocks.len(),
+        if blocks.len() == 1 { "" } else { "s" },
+        t0.elapsed().as_secs_f64(),
+        root.display(),
+        cosim::builder::disk_usage(&root) as f64 / (1 << 20) as f64
+    );
+    Ok(0)
+}
+
+struct CheckVariantC<'a> {
+    label: &'a str,
+}
+impl Command for CheckVariantC<'_> {
+    fn call<B: Bench>(&mut self) -> Result<u8> {
+        variant_of::<B>(Some(self.label)).map(|_| 0)
+    }
+}
+
+struct DefaultLabelC(String);
+impl Command for DefaultLabelC {
+    fn call<B: Bench>(&mut self) -> Result<u8> {
+        self.0 = B::variants()[0].label();
+        Ok(0)
+    }
+}
+
+/// The label of block `b`'s default variant.
+fn default_label(b: &str) -> Result<String> {
+    let mut c = DefaultLabelC(String::new());
+    for_block(b, &mut c)?;
+    Ok(c.0)
 }

@@ -14,8 +14,8 @@
 //! that Verilator rejects are *stillborn* and not counted.
 
 use anyhow::{bail, Context, Result};
-use cosim::shimgen;
-use model::port::PortDesc;
+use cosim::builder::Flavor;
+use cosim::design::{Design, Origin};
 use model::stim::Stimulus;
 use model::{Block, Params, PortGroup};
 use proptest::strategy::{Strategy, ValueTree};
@@ -99,210 +99,37 @@ fn write_vectors<B: Block>(set: &[Stimulus<B>], path: &Path) -> Result<(usize, u
     Ok((in_words, ol.words))
 }
 
-/// The C++ harness sources (`cosim/csrc/`), as built into the binary.
-const CSRC: [(&str, &str); 3] = [
-    ("vsim.h", include_str!("../../../cosim/csrc/vsim.h")),
-    ("vsim_rt.h", include_str!("../../../cosim/csrc/vsim_rt.h")),
-    (
-        "vsim_rt.cpp",
-        include_str!("../../../cosim/csrc/vsim_rt.cpp"),
-    ),
-];
-
-struct Toolchain {
-    root: PathBuf,
-    csrc: PathBuf,
-    rt: PathBuf,
-    /// A precompiled header of the Verilator runtime headers (saves about
-    /// 40% of a mutant's compile time).
-    pch: PathBuf,
-}
-
-/// The co-simulation's flags ([`cosim::toolchain::cxx_flags`]) at `opt`: the
-/// runtime at `-O2` (built once), a mutant and its precompiled header at
-/// `-O1` (each mutant runs once).
-fn cxx_flags(tc: &Toolchain, opt: &str) -> Vec<String> {
-    cosim::toolchain::cxx_flags(&tc.root, &tc.csrc, opt)
-}
-
-/// The flags of a mutant's translation unit: the runtime's, with the
-/// precompiled header force-included first.
-fn mutant_flags(tc: &Toolchain) -> Vec<String> {
-    let mut f = cxx_flags(tc, "-O1");
-    f.extend([
-        "-Winvalid-pch".into(),
-        "-include".into(),
-        tc.pch.display().to_string(),
-    ]);
-    f
-}
-
 fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output> {
     let o = cmd.output().with_context(|| format!("cannot run {what}"))?;
     Ok(o)
 }
 
-/// Compiles the Verilator runtime once into `dir/rt.a`.
-fn toolchain(dir: &Path) -> Result<Toolchain> {
-    let (_, root) = cosim::toolchain::verilator().map_err(|e| anyhow::anyhow!(e))?;
-    // The harness sources are compiled into the binary, so a campaign
-    // needs no source tree of switchsim's own.
-    let csrc = dir.join("csrc");
-    std::fs::create_dir_all(&csrc)?;
-    for (name, text) in CSRC {
-        let path = csrc.join(name);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
-            std::fs::write(&path, text)?;
-        }
-    }
-    let rt = dir.join("rt.a");
-    let pch = dir.join("mut_pch.h");
-    let tc = Toolchain {
-        root,
-        csrc,
-        rt,
-        pch,
-    };
-    if !tc.rt.exists() {
-        std::fs::create_dir_all(dir)?;
-        let mut objs = vec![];
-        for src in cosim::toolchain::runtime_sources(&tc.root, &tc.csrc) {
-            let obj = dir.join(src.file_name().unwrap()).with_extension("o");
-            let o = run(
-                Command::new("g++")
-                    .args(cxx_flags(&tc, "-O2"))
-                    .arg("-include")
-                    .arg(tc.csrc.join(cosim::toolchain::PRELUDE))
-                    .arg("-c")
-                    .arg(&src)
-                    .arg("-o")
-                    .arg(&obj),
-                "g++",
-            )?;
-            if !o.status.success() {
-                bail!(
-                    "compiling {}: {}",
-                    src.display(),
-                    String::from_utf8_lossy(&o.stderr)
-                );
-            }
-            objs.push(obj);
-        }
-        let o = run(Command::new("ar").arg("rcs").arg(&tc.rt).args(&objs), "ar")?;
-        if !o.status.success() {
-            bail!("ar failed");
-        }
-    }
-    let gch = dir.join("mut_pch.h.gch");
-    if !gch.exists() {
-        std::fs::write(
-            &tc.pch,
-            format!(
-                "#include \"{}\"\n#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n",
-                tc.csrc.join(cosim::toolchain::PRELUDE).display()
-            ),
-        )?;
-        let o = run(
-            Command::new("g++")
-                .args(cxx_flags(&tc, "-O1"))
-                .args(["-x", "c++-header"])
-                .arg(&tc.pch)
-                .arg("-o")
-                .arg(&gch),
-            "g++",
-        )?;
-        if !o.status.success() {
-            bail!(
-                "precompiling {}: {}",
-                tc.pch.display(),
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
-    }
-    Ok(tc)
+/// The design of variant `p` of `B` on the RTL in `rtl_dir` (a mutant's
+/// scratch copy, or `rtl/` itself).
+fn design_in<B: Block>(p: &B::Params, rtl_dir: &Path) -> Result<Design> {
+    let mut d = Design::ours::<B>(p)?;
+    d.files = cosim::golden::rtl_files(rtl_dir, B::NAME)?;
+    d.origin = Origin::Mutant;
+    Ok(d)
 }
 
-/// Builds and runs the checker on the RTL in `rtl_dir`.
-#[allow(clippy::too_many_arguments)]
-fn evaluate(
-    tc: &Toolchain,
-    block: &str,
-    params: &[(&'static str, u64)],
-    inputs: &[PortDesc],
-    outputs: &[PortDesc],
-    rtl_dir: &Path,
-    work: &Path,
-    vectors: &Path,
-    timeout: Duration,
-) -> Result<Fate> {
-    let _ = std::fs::remove_dir_all(work);
-    std::fs::create_dir_all(work)?;
-    let prefix = format!("V{block}_mut");
-    let files = cosim::golden::rtl_files(rtl_dir, block)?;
-    let args = cosim::toolchain::verilator_args(
-        cosim::toolchain::Purpose::Mutant,
-        block,
-        params,
-        &files,
-        &prefix,
-        work,
-    );
-    let o = run(Command::new("verilator").args(&args), "verilator")?;
-    if !o.status.success() {
-        let e = String::from_utf8_lossy(&o.stderr);
-        return Ok(Fate::Stillborn(e.lines().next().unwrap_or("").to_string()));
-    }
-    let shim = shimgen::shim(block, &format!("{block}_mut"), &prefix, inputs, outputs);
-    std::fs::write(work.join("shim.cpp"), shim)?;
-    std::fs::write(
-        work.join("main.cpp"),
-        // The checker: `vsim::check` (`cosim/csrc/vsim.h`) on the mutant's
-        // build, the same create/cycle code the co-simulation runs.
-        format!(
-            "#include \"shim.cpp\"\n\
-             int main(int argc, char** argv) {{ return argc == 2 ? vsim_{block}_mut_check(argv[1]) : 2; }}\n"
-        ),
-    )?;
-    let mut cpps: Vec<PathBuf> = std::fs::read_dir(work)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "cpp")
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with(&prefix))
-        })
-        .collect();
-    cpps.sort();
-    // One translation unit: the Verilator headers are parsed once, which
-    // makes a mutant build about 3x faster than compiling the files apart.
-    let mut unity = String::new();
-    for c in &cpps {
-        unity.push_str(&format!("#include \"{}\"\n", c.display()));
-    }
-    unity.push_str("#include \"main.cpp\"\n");
-    std::fs::write(work.join("unity.cpp"), unity)?;
-    let exe = work.join("check");
-    let o = run(
-        Command::new("g++")
-            .args(mutant_flags(tc))
-            .arg(format!("-I{}", work.display()))
-            .arg(work.join("unity.cpp"))
-            .arg(&tc.rt)
-            .arg("-lpthread")
-            .arg("-o")
-            .arg(&exe),
-        "g++",
-    )?;
-    if !o.status.success() {
-        let e = String::from_utf8_lossy(&o.stderr);
-        return Ok(Fate::Stillborn(
-            e.lines()
-                .find(|l| l.contains("error"))
-                .unwrap_or("")
-                .to_string(),
-        ));
-    }
+/// Builds the checker of `design` in `work` (the builder's executable at
+/// `-O1`: the co-simulation's verilating, shim and compile) and runs it on
+/// the golden vectors.
+fn evaluate(design: &Design, work: &Path, vectors: &Path, timeout: Duration) -> Result<Fate> {
+    let exe = match cosim::builder::executable(design, Flavor::Quick, Some(work)) {
+        Ok(exe) => exe,
+        Err(e) => {
+            let text = format!("{e:#}");
+            let first = text
+                .lines()
+                .find(|l| l.contains("rror") || l.contains("rejected"))
+                .unwrap_or(text.lines().next().unwrap_or(""));
+            return Ok(Fate::Stillborn(first.trim().to_string()));
+        }
+    };
     let mut child = Command::new(&exe)
+        .arg("check")
         .arg(vectors)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -348,9 +175,7 @@ pub struct Campaign {
 /// ports and generics, and the unmutated RTL checked to pass them.
 struct Stage<B: Block> {
     label: String,
-    generics: Vec<(&'static str, u64)>,
-    inputs: Vec<model::PortDesc>,
-    outputs: Vec<model::PortDesc>,
+    params: B::Params,
     vectors: PathBuf,
     cycles: usize,
     timeout: Duration,
@@ -364,30 +189,16 @@ where
     B::Inputs: 'static,
 {
     /// Writes variant `p`'s kill set and checks the unmutated RTL on it.
-    fn new(
-        tc: &Toolchain,
-        rtl_dir: &Path,
-        scratch: &Path,
-        p: &B::Params,
-        cases: usize,
-    ) -> Result<Self> {
+    fn new(rtl_dir: &Path, scratch: &Path, p: &B::Params, cases: usize) -> Result<Self> {
         let label = p.label();
         let set = kill_set_of::<B>(p, cases);
         let cycles = set.iter().map(|s| s.cycles.len()).sum();
         let vectors = scratch.join(format!("{}-{label}.vectors", B::NAME));
         write_vectors(&set, &vectors)?;
-        let inputs = model::rtl_inputs::<B>(p);
-        let outputs = B::Outputs::ports(p);
-        let generics = p.verilog();
         let base_dir = scratch.join(format!("base-{label}"));
         // The unmutated RTL must pass, else the campaign means nothing.
         let base = evaluate(
-            tc,
-            B::NAME,
-            &generics,
-            &inputs,
-            &outputs,
-            rtl_dir,
+            &design_in::<B>(p, rtl_dir)?,
             &base_dir,
             &vectors,
             Duration::from_secs(300),
@@ -403,7 +214,9 @@ where
         // time, at least 10 s, is a hang and counts as killed.
         let tb = Instant::now();
         let o = run(
-            Command::new(base_dir.join("check")).arg(&vectors),
+            Command::new(base_dir.join("vsim"))
+                .arg("check")
+                .arg(&vectors),
             "the checker",
         )?;
         if !o.status.success() {
@@ -415,9 +228,7 @@ where
         let timeout = (tb.elapsed() * 20).max(Duration::from_secs(10));
         Ok(Stage {
             label,
-            generics,
-            inputs,
-            outputs,
+            params: p.clone(),
             vectors,
             cycles,
             timeout,
@@ -430,7 +241,6 @@ where
     #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
-        tc: &Toolchain,
         rtl_dir: &Path,
         scratch: &Path,
         src: &str,
@@ -452,12 +262,7 @@ where
             }
             std::fs::write(rtl.join(format!("{}.v", B::NAME)), apply(src, m))?;
             let fate = evaluate(
-                tc,
-                B::NAME,
-                &self.generics,
-                &self.inputs,
-                &self.outputs,
-                &rtl,
+                &design_in::<B>(&self.params, &rtl)?,
                 &dir.join(format!("build-{}", self.label)),
                 &self.vectors,
                 self.timeout,
@@ -500,15 +305,14 @@ where
     if let Some(n) = limit {
         all.truncate(n);
     }
-    let tc = toolchain(&scratch.join("rt"))?;
     std::fs::create_dir_all(scratch)?;
     let variants = B::variants();
     // The whole catalogue on the default variant; then each survivor on
     // every other variant, with that variant's own kill set: a mutant only
     // the default variant cannot tell apart is killed there.
-    let first = Stage::<B>::new(&tc, rtl_dir, scratch, &variants[0], cases)?;
+    let first = Stage::<B>::new(rtl_dir, scratch, &variants[0], cases)?;
     let cycles = first.cycles;
-    let fates = first.run(&tc, rtl_dir, scratch, &src, &all, jobs, &progress)?;
+    let fates = first.run(rtl_dir, scratch, &src, &all, jobs, &progress)?;
     let mut results: Vec<(Mutant, Fate)> = all.into_iter().zip(fates).collect();
     for v in &variants[1..] {
         let left: Vec<usize> = (0..results.len())
@@ -517,9 +321,9 @@ where
         if left.is_empty() {
             break;
         }
-        let stage = Stage::<B>::new(&tc, rtl_dir, scratch, v, cases)?;
+        let stage = Stage::<B>::new(rtl_dir, scratch, v, cases)?;
         let ms: Vec<Mutant> = left.iter().map(|&k| results[k].0.clone()).collect();
-        let fates = stage.run(&tc, rtl_dir, scratch, &src, &ms, jobs, &progress)?;
+        let fates = stage.run(rtl_dir, scratch, &src, &ms, jobs, &progress)?;
         for (&k, f) in left.iter().zip(fates) {
             if let Fate::Killed(why) = f {
                 results[k].1 = Fate::Killed(format!("on variant {}: {why}", v.label()));

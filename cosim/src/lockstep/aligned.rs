@@ -1,0 +1,454 @@
+//! The lockstep pass under a general alignment (`model::timing`): `K` RTL
+//! clocks per model step, a latency per output, a strobe, state read from
+//! RTL signals.
+//!
+//! The runner walks the RTL's clocks. At the first clock of step `s` it
+//! asks the generator for the step's inputs, steps the model, and queues
+//! the step's expected outputs and state; it drives the step's inputs for
+//! `K` clocks (pulse inputs in the first only). At clock `c` it compares
+//! output `o` with the queued step `(c - L(o)) / K` when that divides; with
+//! a strobe, the `n`-th clock whose strobe is high with the `n`-th queued
+//! step. State path `f` with latency `Ls` is compared after the edge of
+//! clock `s K + K - 1 + Ls`. A reset step voids every comparison of an
+//! earlier step that would fall at or after its first clock (those results
+//! were in flight and are lost, as in the hardware). Reset steps are
+//! compared only where the alignment is the plain one for that signal. After
+//! the last step the runner goes on with every input zero until the last
+//! comparison is due.
+
+use super::*;
+use model::timing::Compare;
+use std::collections::VecDeque;
+
+/// One model step whose outputs and state are still to be compared.
+struct Pending {
+    /// The step, counting the power-on reset steps.
+    step: u64,
+    reset: bool,
+    /// Packed inputs (for the report).
+    inputs: Vec<u32>,
+    /// Packed expected outputs.
+    out: Vec<u32>,
+    /// The model's registers after the step, those the design reads, in
+    /// its order.
+    state: Vec<u32>,
+    /// The first clock of a later reset step: comparisons from there on
+    /// are void.
+    cancel: Option<u64>,
+    /// Strobe mode: compared already.
+    strobed: bool,
+}
+
+impl Pending {
+    fn live(&self, c: u64) -> bool {
+        self.cancel.is_none_or(|x| c < x)
+    }
+}
+
+/// A state path resolved: its field in the model's layout, its words in
+/// the design's state buffer, its latency.
+struct StateRead {
+    field: usize,
+    off: usize,
+    words: usize,
+    latency: u64,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pass<B: Bench>(
+    stim: &Stimulus<B>,
+    target: &Target,
+    paths: Option<&WaveFiles>,
+    context: usize,
+    cov: &mut Coverage,
+    progress: Option<ProgressFn>,
+    fault: Option<&Fault>,
+) -> Result<(Option<Failure>, f64)> {
+    let p = &stim.params;
+    let cfg = &stim.config;
+    let al = &target.align;
+    let d = &target.design;
+    let k = u64::from(al.clocks_per_step.max(1));
+    let fault = Fault::resolve::<B>(fault, p)?;
+    let il = B::Inputs::layout(p);
+    let ol = B::Outputs::layout(p);
+    let sl = B::State::layout(p);
+    let cfg_words = cfg.to_words(p).map_err(|e| anyhow!("configuration: {e}"))?;
+    let mut src = testbenches::source(stim).map_err(|e| anyhow!(e))?;
+    let mut rtl = Rtl::<B>::of(d, p, cfg, stim.seed, paths.map(|w| w.rtl.as_path()))?;
+
+    // Outputs: compared when the RTL has them, at their latency.
+    let present: Vec<bool> = d.map.outputs.iter().map(Option::is_some).collect();
+    let lat: Vec<u64> = ol
+        .ports
+        .iter()
+        .map(|q| u64::from(al.latency_of(q.name)))
+        .collect();
+    let mut lats: Vec<u64> = (0..ol.ports.len())
+        .filter(|&j| present[j])
+        .map(|j| lat[j])
+        .collect();
+    lats.sort_unstable();
+    lats.dedup();
+    let strobe = match &al.compare {
+        Compare::Strobe(s) => Some(s.clone()),
+        Compare::Latency => None,
+    };
+    let max_lat = if strobe.is_some() {
+        u64::from(al.latency)
+    } else {
+        lats.last().copied().unwrap_or(0)
+    };
+    // Pulse inputs: their words, zeroed after a step's first clock.
+    let pulse: Vec<(usize, usize)> = il
+        .ports
+        .iter()
+        .enumerate()
+        .filter(|(_, q)| al.pulse.iter().any(|n| n == q.name))
+        .map(|(j, q)| (il.offsets[j], q.shape.words()))
+        .collect();
+    // State read through the design's signals.
+    let mut st: Vec<StateRead> = Vec::new();
+    let mut off = 0;
+    for sp in &d.map.state {
+        let field = sl
+            .find(&sp.field)
+            .ok_or_else(|| anyhow!("state `{}`: not a register of {}", sp.field, B::NAME))?;
+        let words = sl.ports[field].shape.words();
+        st.push(StateRead {
+            field,
+            off,
+            words,
+            latency: u64::from(sp.latency),
+        });
+        off += words;
+    }
+    let st_layout = Layout::new(st.iter().map(|r| sl.ports[r.field].clone()).collect());
+    let max_state_lat = st.iter().map(|r| r.latency).max();
+    let mut rtl_state = vec![0u32; off];
+    let mut full_state = vec![0u32; sl.words];
+
+    let mut wave = match paths {
+        Some(w) => {
+            let cl = B::Config::layout(p);
+            Some((
+                ModelWave::create(&w.model, B::NAME, &cl, &il, &ol, &sl, k, true)?,
+                MergedWave::create(&w.merged, B::NAME, &cl, &il, &ol, &sl, true)?,
+            ))
+        }
+        None => None,
+    };
+    let mut model = B::new(p, cfg);
+    let reset_out = B::new(p, cfg).step(&B::Inputs::zero(p));
+    reset_out
+        .to_words(p)
+        .map_err(|e| anyhow!("model output under reset: {e}"))?;
+    let mut out = reset_out.clone();
+    let mut i = B::Inputs::zero(p);
+    let mut in_words = vec![0u32; il.words];
+    let mut exp = vec![0u32; ol.words];
+    let mut state_before = vec![0u32; sl.words];
+    // What the merged waveform shows of the model: each output as last
+    // compared.
+    let mut view = vec![0u32; ol.words];
+
+    let steps = POWER_ON_RESET + stim.len();
+    // The clocks after the last step's last one until its last comparison.
+    let horizon = max_lat.max(k - 1 + max_state_lat.unwrap_or(0));
+    let end = steps * k + horizon.saturating_sub(k - 1);
+    let mut pending: VecDeque<Pending> = VecDeque::new();
+    let mut failure: Option<Failure> = None;
+    let mut stop_at: Option<u64> = None;
+    let mut cur_reset = false;
+    let mut ticker = Ticker::new(progress, stim.len());
+    let t0 = Instant::now();
+    let mut c: u64 = 0;
+    loop {
+        if stop_at.is_some_and(|x| c > x) {
+            break;
+        }
+        let outstanding = pending
+            .iter()
+            .any(|e| !e.reset && !e.strobed && e.step >= 1 && e.live(c));
+        if c >= end && (strobe.is_none() || !outstanding) {
+            break;
+        }
+        let s = c / k;
+        if s < steps {
+            if c % k == 0 {
+                ticker.tick(s);
+                let kk = s as i64 - POWER_ON_RESET as i64;
+                let reset = kk < 0 || src.next(&model, &out, &mut i) == Step::Reset;
+                if wave.is_some() {
+                    model
+                        .state()
+                        .pack(p, &mut state_before)
+                        .map_err(|e| anyhow!("model register {e}"))?;
+                }
+                if reset {
+                    model = B::new(p, cfg);
+                    out.clone_from(&reset_out);
+                    in_words.fill(0);
+                    for e in pending.iter_mut() {
+                        e.cancel.get_or_insert(c);
+                    }
+                } else {
+                    i.pack(p, &mut in_words)
+                        .map_err(|e| anyhow!("stimulus step {kk}: {e}"))?;
+                    model.step_into(&i, &mut out);
+                    Fault::apply::<B>(fault, kk as u64, p, &mut out);
+                    model.sample(&i, &out, &mut cov.hits);
+                }
+                out.pack(p, &mut exp).map_err(|e| {
+                    anyhow!(
+                        "golden model bug at step {kk}: output {e} (the model produced a value \
+                         wider than its port)"
+                    )
+                })?;
+                let mut ms = vec![0u32; rtl_state.len()];
+                if !st.is_empty() {
+                    model
+                        .state()
+                        .pack(p, &mut full_state)
+                        .map_err(|e| anyhow!("model register {e}"))?;
+                    for r in &st {
+                        let o = sl.offsets[r.field];
+                        ms[r.off..r.off + r.words].copy_from_slice(&full_state[o..o + r.words]);
+                    }
+                }
+                if let Some((w, _)) = wave.as_mut() {
+                    w.cycle(reset, &cfg_words, &in_words, &exp, &state_before)?;
+                }
+                pending.push_back(Pending {
+                    step: s,
+                    reset,
+                    inputs: in_words.clone(),
+                    out: exp.clone(),
+                    state: ms,
+                    cancel: None,
+                    strobed: false,
+                });
+                cur_reset = reset;
+            }
+            let ins = rtl.inputs_mut();
+            if cur_reset {
+                ins.fill(0);
+            } else {
+                ins.copy_from_slice(&in_words);
+                if c % k != 0 {
+                    for &(o, n) in &pulse {
+                        ins[o..o + n].fill(0);
+                    }
+                }
+            }
+        } else {
+            // Draining: every input zero, reset released.
+            cur_reset = false;
+            rtl.inputs_mut().fill(0);
+        }
+        let rtl_err = rtl.cycle(cur_reset).err().map(|RtlError(e)| e);
+        if !st.is_empty() {
+            rtl.read_state(&mut rtl_state);
+        }
+        let front = pending.front().map_or(0, |e| e.step);
+        let queued = pending.len();
+        let at = |step: u64| -> Option<usize> {
+            (step >= front && ((step - front) as usize) < queued).then(|| (step - front) as usize)
+        };
+        let mut found: Option<(usize, Vec<Diff>)> = None;
+        let mut differ = false;
+        if let Some(e) = rtl_err {
+            let idx = at(s.min(steps - 1)).unwrap_or(pending.len() - 1);
+            found = Some((idx, Vec::new()));
+            if failure.is_none() {
+                failure = Some(failure_of(&pending[idx], c, &il, Vec::new(), Some(e)));
+            }
+        } else if strobe.is_none() {
+            for &l in &lats {
+                if c < l || (c - l) % k != 0 {
+                    continue;
+                }
+                let Some(idx) = at((c - l) / k) else { continue };
+                let e = &pending[idx];
+                let ports: Vec<usize> = (0..ol.ports.len())
+                    .filter(|&j| present[j] && lat[j] == l)
+                    .collect();
+                for &j in &ports {
+                    let (o, n) = (ol.offsets[j], ol.ports[j].shape.words());
+                    view[o..o + n].copy_from_slice(&e.out[o..o + n]);
+                }
+                let valid = e.step >= 1 && e.live(c) && (!e.reset || (k == 1 && l == 0));
+                if !valid {
+                    continue;
+                }
+                let diffs = compare(&ol, &ports, &e.out, rtl.outputs());
+                if !diffs.is_empty() {
+                    differ = true;
+                    if found.is_none() {
+                        found = Some((idx, diffs));
+                    }
+                }
+            }
+        } else {
+            let name = strobe.as_deref().unwrap_or("strobe");
+            // A strobe under reset says nothing.
+            let high = !cur_reset && rtl.aux().first().is_some_and(|x| x & 1 != 0);
+            let next = pending
+                .iter()
+                .position(|e| !e.reset && !e.strobed && e.step >= 1 && e.live(c));
+            if high {
+                match next {
+                    Some(idx) => {
+                        pending[idx].strobed = true;
+                        let e = &pending[idx];
+                        view.copy_from_slice(&e.out);
+                        let ports: Vec<usize> =
+                            (0..ol.ports.len()).filter(|&j| present[j]).collect();
+                        let diffs = compare(&ol, &ports, &e.out, rtl.outputs());
+                        if !diffs.is_empty() {
+                            differ = true;
+                            found = Some((idx, diffs));
+                        }
+                    }
+                    None => {
+                        differ = true;
+                        found = Some((
+                            pending.len() - 1,
+                            vec![Diff {
+                                signal: name.to_string(),
+                                expected: "0 (no step is waiting for its outputs)".into(),
+                                actual: "1".into(),
+                            }],
+                        ));
+                    }
+                }
+            } else if let Some(idx) = next {
+                if pending[idx].step * k + max_lat < c {
+                    differ = true;
+                    found = Some((
+                        idx,
+                        vec![Diff {
+                            signal: name.to_string(),
+                            expected: format!(
+                                "1 by clock {} (latency {max_lat})",
+                                pending[idx].step * k + max_lat
+                            ),
+                            actual: "0".into(),
+                        }],
+                    ));
+                }
+            }
+        }
+        for r in &st {
+            let base = k - 1 + r.latency;
+            if c < base || (c - base) % k != 0 {
+                continue;
+            }
+            let Some(idx) = at((c - base) / k) else {
+                continue;
+            };
+            let e = &pending[idx];
+            let valid = e.step >= 1 && e.live(c) && (!e.reset || r.latency == 0);
+            let (a, b) = (
+                &e.state[r.off..r.off + r.words],
+                &rtl_state[r.off..r.off + r.words],
+            );
+            if !valid || a == b {
+                continue;
+            }
+            differ = true;
+            if found.is_none() {
+                let mut act = e.state.clone();
+                act[r.off..r.off + r.words].copy_from_slice(b);
+                let mut diffs = diff_outputs(&st_layout, &e.state, &act);
+                for dd in &mut diffs {
+                    dd.signal = format!("state {}", dd.signal);
+                }
+                found = Some((idx, diffs));
+            }
+        }
+        if let Some((_, mw)) = wave.as_mut() {
+            // The model's registers at the start of the step being driven.
+            mw.cycle(
+                cur_reset,
+                &cfg_words,
+                rtl.inputs(),
+                &view,
+                &state_before,
+                rtl.outputs(),
+                differ,
+                Some(s.min(u64::from(u32::MAX)) as u32),
+            )?;
+        }
+        if let Some((idx, diffs)) = found {
+            if failure.is_none() {
+                failure = Some(failure_of(&pending[idx], c, &il, diffs, None));
+            }
+            if stop_at.is_none() {
+                stop_at = Some(if paths.is_some() {
+                    c + context as u64
+                } else {
+                    c
+                });
+            }
+        }
+        // Steps whose comparisons are all behind.
+        while let Some(e) = pending.front() {
+            let outputs_done = match strobe {
+                Some(_) => e.strobed || e.reset || e.step == 0 || !e.live(c + 1),
+                None => e.step * k + max_lat < c + 1,
+            };
+            let state_done = max_state_lat.is_none_or(|l| e.step * k + k - 1 + l < c + 1);
+            if outputs_done && state_done && pending.len() > 1 {
+                pending.pop_front();
+            } else {
+                break;
+            }
+        }
+        c += 1;
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    rtl.flush();
+    drop(rtl);
+    if let Some((w, mw)) = wave {
+        w.finish()?;
+        mw.finish(B::NAME)?;
+    }
+    Ok((failure, secs))
+}
+
+/// The differences of output ports `ports` between `exp` and `act`.
+fn compare(ol: &Layout, ports: &[usize], exp: &[u32], act: &[u32]) -> Vec<Diff> {
+    let differs = ports.iter().any(|&j| ol.slice(exp, j) != ol.slice(act, j));
+    if !differs {
+        return Vec::new();
+    }
+    // The other ports as expected, so that only these are reported.
+    let mut masked = exp.to_vec();
+    for &j in ports {
+        let (o, n) = (ol.offsets[j], ol.ports[j].shape.words());
+        masked[o..o + n].copy_from_slice(&act[o..o + n]);
+    }
+    diff_outputs(ol, exp, &masked)
+}
+
+fn failure_of(
+    e: &Pending,
+    clock: u64,
+    il: &Layout,
+    diffs: Vec<Diff>,
+    rtl_error: Option<String>,
+) -> Failure {
+    let inputs = format_nonzero(il, &e.inputs);
+    Failure {
+        cycle: e.step as i64 - POWER_ON_RESET as i64,
+        clock: Some(clock),
+        diffs,
+        rtl_error,
+        inputs: if e.reset {
+            format!("rst_ni=0 {inputs}")
+        } else {
+            inputs
+        },
+    }
+}
