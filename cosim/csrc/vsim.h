@@ -8,13 +8,15 @@
 // opens (or, for the mutation checker and the benchmarks, an executable).
 //
 // Cycle protocol (docs/conventions.md), one call per RTL clock:
-//   inputs, clk=0, eval, [dump(10n)], read outputs, [dump(10n+5)], clk=1, eval
-// The outputs of clock n are sampled after its inputs settle; the rising edge
-// that ends clock n is taken before the call returns, so the registers read
-// after a call (vsim_state) hold their values after that edge. In the
-// waveform the edge shows at 10(n+1), together with the next inputs, so that
-// registers, inputs and outputs of a clock all change at its rising edge, as
-// in the model's waveform.
+//   untraced:  inputs, clk=0, eval, read outputs; clk=1, eval        (2 evals)
+//   traced:    inputs, eval, dump(10n), read outputs; clk=0, eval,
+//              dump(10n+5); clk=1, eval                              (3 evals)
+// Both sample the outputs of clock n after its inputs settle and clock the
+// same edges; the rising edge that ends clock n is taken before the call
+// returns, so the registers read after a call (vsim_state) hold their values
+// after that edge. In the waveform that edge shows at 10(n+1), with the next
+// inputs, so that registers, inputs and outputs of a clock all change at its
+// rising edge, as in the model's waveform.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -126,12 +128,22 @@ template <class Top, void (*Put)(Top*, const uint32_t*), void (*Get)(Top*, uint3
 int cycle(void* h, const uint32_t* in, uint32_t* out) {
     auto* s = static_cast<Sim<Top>*>(h);
     Top* t = s->top;
-    Put(t, in);
-    Clk(t, 0);
-    t->eval();
-    if (s->tf) s->tf->dump(10 * s->n);
-    Get(t, out);
-    if (s->tf) s->tf->dump(10 * s->n + 5);
+    if (s->tf) {
+        // The clock is still high from the last edge (low before the first):
+        // the dump at 10n shows the edge, the registers and these inputs.
+        Put(t, in);
+        t->eval();
+        s->tf->dump(10 * s->n);
+        Get(t, out);
+        Clk(t, 0);
+        t->eval();
+        s->tf->dump(10 * s->n + 5);
+    } else {
+        Put(t, in);
+        Clk(t, 0);
+        t->eval();
+        Get(t, out);
+    }
     Clk(t, 1);
     t->eval();
     s->n++;

@@ -10,6 +10,7 @@
 namespace {
 thread_local std::string t_last;   // last error message (cleared per model)
 thread_local std::string t_lines;  // text printed by the RTL since the last error
+thread_local std::string t_trace;  // the first failed write of a waveform
 }
 
 extern "C" void vsim_printf(const char* fmt, ...) {
@@ -30,9 +31,12 @@ extern "C" void vsim_set_error(const char* msg) {
 extern "C" void vsim_clear_error(void) {
     t_last.clear();
     t_lines.clear();
+    t_trace.clear();
 }
 
 extern "C" const char* vsim_last_error(void) { return t_last.c_str(); }
+
+extern "C" const char* vsim_trace_error(void) { return t_trace.c_str(); }
 
 static void record(const char* filename, int linenum, const char* msg) {
     std::string m;
@@ -58,5 +62,12 @@ void vl_stop(const char* filename, int linenum, const char* hier) VL_MT_UNSAFE {
 
 void vl_fatal(const char* filename, int linenum, const char* hier, const char* msg) VL_MT_UNSAFE {
     (void)hier;
+    // A waveform that cannot be written (a full disk) is not the RTL's
+    // error: the tracer closes its file and the simulation goes on; the
+    // run reports the file as not written.
+    if (std::strncmp(msg, "VerilatedVcd", 12) == 0) {
+        if (t_trace.empty()) t_trace = msg;
+        return;
+    }
     record(filename, linenum, msg);
 }

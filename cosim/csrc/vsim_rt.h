@@ -11,6 +11,8 @@ VSIM_RT_API void vsim_printf(const char* fmt, ...);
 VSIM_RT_API void vsim_set_error(const char* msg);
 VSIM_RT_API void vsim_clear_error(void);
 VSIM_RT_API const char* vsim_last_error(void);
+// The first waveform write that failed on this thread ("" if none).
+VSIM_RT_API const char* vsim_trace_error(void);
 #ifdef __cplusplus
 }
 #endif

@@ -335,6 +335,11 @@ fn runtime(flavor: Flavor) -> Result<&'static Runtime> {
             unsafe { lib.get(b"vsim_last_error\0") }
                 .with_context(|| format!("{}: vsim_last_error", so.display()))?;
         LAST_ERROR.set(*f).ok();
+        // SAFETY: as above (csrc/vsim_rt.h).
+        let t: libloading::os::unix::Symbol<unsafe extern "C" fn() -> *const c_char> =
+            unsafe { lib.get(b"vsim_trace_error\0") }
+                .with_context(|| format!("{}: vsim_trace_error", so.display()))?;
+        TRACE_ERROR.set(*t).ok();
         std::mem::forget(lib);
     }
     g.push((flavor, r));
@@ -342,6 +347,19 @@ fn runtime(flavor: Flavor) -> Result<&'static Runtime> {
 }
 
 static LAST_ERROR: OnceLock<unsafe extern "C" fn() -> *const c_char> = OnceLock::new();
+static TRACE_ERROR: OnceLock<unsafe extern "C" fn() -> *const c_char> = OnceLock::new();
+
+/// The first failed write of Verilator's waveform on this thread since the
+/// last model was created (empty if none).
+pub fn trace_error() -> String {
+    match TRACE_ERROR.get() {
+        // SAFETY: as in `last_error`.
+        Some(f) => unsafe { std::ffi::CStr::from_ptr(f()) }
+            .to_string_lossy()
+            .into_owned(),
+        None => String::new(),
+    }
+}
 
 /// The message of the last error the RTL raised on this thread.
 pub fn last_error() -> String {
@@ -364,6 +382,19 @@ fn progress(what: &str) {
 
 fn done(what: &str, t0: Instant) {
     eprintln!("  built {what} in {:.1} s", t0.elapsed().as_secs_f64());
+}
+
+/// Appends a build's times to `<cache>/builds.tsv` (name, Verilator
+/// seconds, C++ seconds, total seconds), for `make bench`.
+fn record(name: &str, verilate: f64, cxx: f64, total: f64) {
+    let path = cache_root().join("builds.tsv");
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
+        let _ = writeln!(f, "{name}\t{verilate:.2}\t{cxx:.2}\t{total:.2}");
+    }
 }
 
 /// What goes into a design's build, hashed: its cache key.
@@ -785,6 +816,7 @@ fn open(d: &Design, key: &str) -> Result<&'static Library> {
         progress(&what);
         let t0 = Instant::now();
         let units = verilate(d, &prefix, tmp)?;
+        let t_v = t0.elapsed().as_secs_f64();
         let log = tmp.join("build.log");
         let objs = compile_all(rt, &units, &log)?;
         run_logged(
@@ -797,6 +829,8 @@ fn open(d: &Design, key: &str) -> Result<&'static Library> {
         )?;
         // The generated C++ and the objects are large and not needed again.
         let _ = std::fs::remove_dir_all(tmp.join("v"));
+        let total = t0.elapsed().as_secs_f64();
+        record(&d.name(), t_v, total - t_v, total);
         done(&what, t0);
         Ok(())
     })?;

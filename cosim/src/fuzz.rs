@@ -81,6 +81,9 @@ pub struct FuzzReport {
     pub coverage: Coverage,
     /// The first failure, shrunk, with its repro and waveforms.
     pub failure: Option<Box<Mismatch>>,
+    /// The campaign was asked to stop (SIGINT, SIGTERM) before its budget
+    /// ran out: the cases and cycles are those that ran to their end.
+    pub interrupted: bool,
 }
 
 /// The seed of case `k` of a campaign with base seed `base`.
@@ -147,6 +150,7 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
                 || o.time.is_some_and(|t| t0.elapsed() >= t)
                 || j > first_fail.load(Ordering::SeqCst)
                 || error.load(Ordering::SeqCst)
+                || lockstep::stop_requested()
             {
                 return Ok(());
             }
@@ -171,6 +175,8 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
                     first_fail.fetch_min(j, Ordering::SeqCst);
                     CaseResult::Fail(stim)
                 }
+                // A case cut short by a stop does not count.
+                Outcome::Interrupted(_) => return Ok(()),
             };
             done_cases.fetch_add(1, Ordering::Relaxed);
             results
@@ -236,7 +242,11 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
     }
     let mut failure = None;
     if let Some(stim) = failing {
-        let small = lockstep::minimize_with(&stim, o.shrink, o.user.as_ref());
+        let small = if lockstep::stop_requested() {
+            stim
+        } else {
+            lockstep::minimize_with(&stim, o.shrink, o.user.as_ref())
+        };
         let loud = Options {
             waves: Waves::OnMismatch,
             context: 8,
@@ -255,6 +265,7 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
         secs: t0.elapsed().as_secs_f64(),
         coverage: cov,
         failure,
+        interrupted: lockstep::stop_requested(),
     })
 }
 
@@ -277,6 +288,8 @@ pub fn mismatch_json(m: &Mismatch) -> Value {
         "variant": m.variant,
         "seed": m.seed,
         "cycle": m.cycle,
+        "rtl_clock": m.clock,
+        "rtl": m.rtl,
         "diffs": m.diffs.iter().map(|d| json!({
             "signal": d.signal, "expected": d.expected, "actual": d.actual,
         })).collect::<Vec<_>>(),
@@ -302,6 +315,7 @@ pub fn report_json(r: &FuzzReport) -> Value {
         "seconds": (r.secs * 1000.0).round() / 1000.0,
         "cycles_per_second": (r.cycles as f64 / r.secs.max(1e-9)).round(),
         "passed": r.failure.is_none(),
+        "interrupted": r.interrupted,
         "coverage": coverage_json(&r.coverage),
         "holes": r.coverage.holes(),
         "mismatch": r.failure.as_deref().map(mismatch_json),

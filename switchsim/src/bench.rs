@@ -35,8 +35,13 @@ pub struct Row {
     /// interleaved cycle by cycle, nothing compared: what the two cost when
     /// they share one core in turn.
     pub interleaved: f64,
-    /// 3. The same RTL in the minimal C++ harness reading the stimulus from a file.
+    /// 3. The same RTL in the minimal C++ harness reading the stimulus
+    ///    from a file, inside the shared library the process opens.
     pub cxx: f64,
+    /// 3b. The same harness in an executable linked statically (no
+    /// position-independent code, no `dlopen`): what the shared library
+    /// costs per cycle.
+    pub cxx_static: f64,
     /// 4. Lockstep co-simulation (model + RTL + compare every output + coverage).
     pub lockstep: f64,
     /// 5. Lockstep with waveforms (model, RTL and merged VCD).
@@ -242,7 +247,8 @@ where
     let file = tmp.join(format!("{}-{}.bin", B::NAME, p.label()));
     let bytes: Vec<u8> = packed.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&file, bytes)?;
-    let vt = cosim::builder::library(&cosim::design::Design::ours::<B>(&p)?)?;
+    let design = cosim::design::Design::ours::<B>(p)?;
+    let vt = cosim::builder::library(&design)?;
     let mut cxx_sum = 0;
     let mut f_cxx = || {
         let h = vt.harness(&file)?;
@@ -251,6 +257,27 @@ where
         }
         cxx_sum = h.checksum;
         Ok(h.secs)
+    };
+    // 3b. The same harness, statically linked, in a process of its own.
+    let exe = cosim::builder::executable(&design, cosim::builder::Flavor::Static, None)?;
+    let mut static_sum = 0;
+    let mut f_static = || {
+        let o = std::process::Command::new(&exe)
+            .arg("bench")
+            .arg(&file)
+            .output()
+            .map_err(|e| anyhow!("{}: {e}", exe.display()))?;
+        let text = String::from_utf8_lossy(&o.stdout);
+        let f: Vec<&str> = text.split_whitespace().collect();
+        if !o.status.success() || f.len() != 3 {
+            bail!("the static C++ harness failed: {text}");
+        }
+        let (secs, n, sum): (f64, usize, u64) = (f[0].parse()?, f[1].parse()?, f[2].parse()?);
+        if n != stim.cycles.len() {
+            bail!("the static C++ harness read {n} cycles");
+        }
+        static_sum = sum;
+        Ok(secs)
     };
 
     // 4. Lockstep, and 5. with waveforms.
@@ -268,20 +295,22 @@ where
     let mut f_lock = || match lockstep::run(&stim, &quiet)? {
         Outcome::Pass(s) => Ok(s.secs),
         Outcome::Mismatch(m) => bail!("benchmark stimulus fails:\n{m}"),
+        Outcome::Interrupted(_) => bail!("interrupted"),
     };
 
     // Rounds: every figure once per round, `repeat` rounds, the best of each
     // kept. A burst of load from a neighbour on a shared machine then hits
     // the figures of one round alike instead of all repeats of one figure,
     // so the ratios between figures stay comparable.
-    let mut t = [f64::MAX; 6];
+    let mut t = [f64::MAX; 7];
     {
-        let mut figures: [&mut dyn FnMut() -> Result<f64>; 6] = [
+        let mut figures: [&mut dyn FnMut() -> Result<f64>; 7] = [
             &mut f_model,
             &mut f_model_packed,
             &mut f_rtl,
             &mut f_inter,
             &mut f_cxx,
+            &mut f_static,
             &mut f_lock,
         ];
         for _ in 0..repeat.max(1) {
@@ -290,7 +319,7 @@ where
             }
         }
     }
-    let [t_model, t_model_packed, t_rtl, t_inter, t_cxx, t_lock] = t;
+    let [t_model, t_model_packed, t_rtl, t_inter, t_cxx, t_static, t_lock] = t;
     let _ = std::fs::remove_file(&file);
     let mut head = stim.clone();
     head.cycles.truncate(traced_cycles);
@@ -301,6 +330,7 @@ where
     let t_traced = match lockstep::run(&head, &loud)? {
         Outcome::Pass(s) => s.secs,
         Outcome::Mismatch(m) => bail!("benchmark stimulus fails:\n{m}"),
+        Outcome::Interrupted(_) => bail!("interrupted"),
     };
     let _ = std::fs::remove_dir_all(tmp.join(format!("{}-{}-seed1", B::NAME, p.label())));
 
@@ -313,9 +343,10 @@ where
         rtl: n / t_rtl,
         interleaved: n / t_inter,
         cxx: n / t_cxx,
+        cxx_static: n / t_static,
         lockstep: n / t_lock,
         traced: head.cycles.len() as f64 / t_traced,
-        same_outputs: rtl_sum == cxx_sum,
+        same_outputs: rtl_sum == cxx_sum && cxx_sum == static_sum,
     })
 }
 
@@ -382,18 +413,18 @@ pub fn machine() -> String {
     )
 }
 
-/// Reads a `vsim-build.tsv` written by `build.rs` (variant, status, seconds).
-fn build_times(path: &Path) -> Option<Vec<(String, String, f64, f64)>> {
+/// Reads the builds' times the builder records (`builds.tsv` of a cache:
+/// design, Verilator seconds, C++ seconds, total seconds).
+fn build_times(path: &Path) -> Option<Vec<(String, f64, f64, f64)>> {
     let s = std::fs::read_to_string(path).ok()?;
     Some(
         s.lines()
-            .skip(1)
             .filter_map(|l| {
                 let f: Vec<&str> = l.split('\t').collect();
                 (f.len() == 4).then(|| {
                     (
                         f[0].to_string(),
-                        f[1].to_string(),
+                        f[1].parse().unwrap_or(0.0),
                         f[2].parse().unwrap_or(0.0),
                         f[3].parse().unwrap_or(0.0),
                     )
@@ -431,19 +462,20 @@ pub fn markdown(
     writeln!(
         s,
         "| block | variant | cycles | 1 model | 1b model + pack + compare + coverage | 2 RTL, bindings | \
-         2b model + RTL interleaved | 3 RTL, C++ harness | 2 / 3 | 4 lockstep | ideal | 4 / ideal | \
-         2b / ideal | 4 / 2b | 5 traced | model / RTL | same outputs |"
+         2b model + RTL interleaved | 3 RTL, C++ harness (shared library) | 3b C++ harness, static \
+         | 3 / 3b | 2 / 3 | 4 lockstep | ideal | 4 / ideal | 2b / ideal | 4 / 2b | 5 traced | \
+         model / RTL | same outputs |"
     )
     .unwrap();
     writeln!(
         s,
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"
     )
     .unwrap();
     for r in rows {
         writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {:.2} | {:.2} | {:.2} | {} | {:.1} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {:.2} | {:.2} | {:.2} | {} | {:.1} | {} |",
             r.block,
             r.variant,
             r.cycles,
@@ -452,6 +484,8 @@ pub fn markdown(
             rate(r.rtl),
             rate(r.interleaved),
             rate(r.cxx),
+            rate(r.cxx_static),
+            r.cxx / r.cxx_static,
             r.rtl / r.cxx,
             rate(r.lockstep),
             rate(r.ideal()),
@@ -481,32 +515,25 @@ pub fn markdown(
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
     for (title, file) in [
         (
-            "Cold build (every variant verilated and compiled)",
-            "bench-cold.tsv",
+            "Cold build of every design the tests use (`switchsim build all` into an empty cache, \
+             2 at a time)",
+            "bench-cold",
         ),
         (
-            "Incremental build after a one-line edit of `rtl/mmu.v` (a comment appended; the other variants are reused by content hash)",
-            "bench-incr.tsv",
+            "Build after a one-line edit of `rtl/mmu.v` (a comment appended; the other designs are \
+             reused by content hash)",
+            "bench-incr",
         ),
     ] {
-        if let Some(t) = build_times(&target.join(file)) {
-            writeln!(s, "\n{title}, seconds (Verilator, C++ compile):\n").unwrap();
-            writeln!(
-                s,
-                "| variant | status | verilator | C++ |\n|---|---|---:|---:|"
-            )
-            .unwrap();
-            for (v, st, a, b) in t {
-                writeln!(s, "| {v} | {st} | {a:.1} | {b:.1} |").unwrap();
+        if let Some(t) = build_times(&target.join(format!("{file}.tsv"))) {
+            writeln!(s, "\n{title}, seconds (Verilator, C++ compile and link):\n").unwrap();
+            writeln!(s, "| design | verilator | C++ | total |\n|---|---:|---:|---:|").unwrap();
+            for (v, a, b, c) in t {
+                writeln!(s, "| {v} | {a:.1} | {b:.1} | {c:.1} |").unwrap();
             }
         }
-        if let Ok(w) = std::fs::read_to_string(target.join(file.replace(".tsv", ".wall"))) {
-            writeln!(
-                s,
-                "\nWall time of the whole `cargo build` step: {} s.",
-                w.trim()
-            )
-            .unwrap();
+        if let Ok(w) = std::fs::read_to_string(target.join(format!("{file}.wall"))) {
+            writeln!(s, "\nWall time of the whole step: {} s.", w.trim()).unwrap();
         }
     }
     s

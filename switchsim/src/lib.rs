@@ -6,6 +6,7 @@
 //! - [`size`]: buffer sizing from a link (`studies::sizing`) to MMU and
 //!   credit configurations.
 //! - [`bench`], [`streambench`]: the benchmarks and soak runs.
+//! - [`fuzzmerge`]: the verdict of a fuzz campaign run as shards.
 //! - [`mutate`]: the mutation campaign.
 //! - [`study`]: the system studies of the source documents (STX, BCN,
 //!   RECN): their runners, CSV and charts.
@@ -15,6 +16,7 @@
 pub mod bench;
 pub mod cmd;
 pub mod config;
+pub mod fuzzmerge;
 pub mod mutate;
 pub mod plot;
 pub mod size;

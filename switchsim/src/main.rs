@@ -2,7 +2,8 @@
 //!
 //! Exit codes: 0 model and RTL agree, 1 a mismatch (or, with
 //! `--require-coverage`, a coverage bin never hit), 2 bad input (arguments,
-//! configuration, stimulus file, missing tool).
+//! configuration, stimulus file, missing tool), 130 stopped by SIGINT or
+//! SIGTERM (after reporting what was verified).
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -16,7 +17,7 @@ use switchsim::cmd::*;
     name = "switchsim",
     version,
     about = "Co-simulate the switch-ASIC golden models against their Verilog RTL, cycle by cycle.",
-    after_help = "Exit codes: 0 agree, 1 mismatch (or uncovered bin with --require-coverage), 2 bad input."
+    after_help = "Exit codes: 0 agree, 1 mismatch (or uncovered bin with --require-coverage), 2 bad input, 130 interrupted (SIGINT/SIGTERM; what was verified is reported)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,6 +30,11 @@ enum Cmd {
     Run(switchsim::cmd::RunOpts),
     /// Fuzz: many seeded random cases (variant, configuration, traffic) against a budget.
     Fuzz(switchsim::cmd::FuzzOpts),
+    /// The verdict of a fuzz campaign run as shards: every shard's JSON
+    /// report merged (coverage union per block, cases, cycles, failures with
+    /// their repro files); fails on a mismatch, a missing shard, or (with
+    /// --require-coverage) a bin no shard hit.
+    FuzzMerge(switchsim::cmd::FuzzMergeOpts),
     /// Re-run a repro file deterministically and write its waveforms.
     Replay(switchsim::cmd::ReplayOpts),
     /// Run a named directed scenario from the source documents and write its waveforms.
@@ -124,11 +130,21 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     since_start();
+    // SIGINT / SIGTERM: every run stops at its next cycle, closes its
+    // waveforms and reports what it verified (exit 130); a second signal
+    // ends the process at once.
+    let _ = ctrlc::set_handler(|| {
+        if cosim::lockstep::stop_requested() {
+            std::process::exit(130);
+        }
+        cosim::lockstep::request_stop();
+    });
     let cli = Cli::parse();
     let r: Result<u8> = match cli.cmd {
         Cmd::Run(o) => run_blocks(o),
         Cmd::Fuzz(o) => fuzz_blocks(o),
         Cmd::Replay(o) => replay_file(o),
+        Cmd::FuzzMerge(o) => fuzz_merge(o),
         Cmd::Trace {
             block,
             scenario,
@@ -169,6 +185,10 @@ fn main() -> ExitCode {
     }
     match r {
         Ok(code) => ExitCode::from(code),
+        Err(e) if cosim::lockstep::stop_requested() => {
+            eprintln!("interrupted: {e:#}");
+            ExitCode::from(130)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)

@@ -120,6 +120,7 @@ pub fn measure<B: Bench>(
         match lockstep::run(s, &quiet(threads))? {
             Outcome::Pass(r) => Ok(r.secs),
             Outcome::Mismatch(m) => bail!("benchmark stimulus fails:\n{m}"),
+            Outcome::Interrupted(_) => bail!("interrupted"),
         }
     };
     let label = p.label();

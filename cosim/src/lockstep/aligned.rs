@@ -63,7 +63,7 @@ pub(super) fn pass<B: Bench>(
     cov: &mut Coverage,
     progress: Option<ProgressFn>,
     fault: Option<&Fault>,
-) -> Result<(Option<Failure>, f64)> {
+) -> Result<PassOut> {
     let p = &stim.params;
     let cfg = &stim.config;
     let al = &target.align;
@@ -75,7 +75,9 @@ pub(super) fn pass<B: Bench>(
     let sl = B::State::layout(p);
     let cfg_words = cfg.to_words(p).map_err(|e| anyhow!("configuration: {e}"))?;
     let mut src = testbenches::source(stim).map_err(|e| anyhow!(e))?;
-    let mut rtl = Rtl::<B>::of(d, p, cfg, stim.seed, paths.map(|w| w.rtl.as_path()))?;
+    let mut write_errors = Vec::new();
+    let vcd = paths.map(|w| w.rtl.as_path());
+    let mut rtl = open_rtl(target, stim, vcd, &mut write_errors)?;
 
     // Outputs: compared when the RTL has them, at their latency.
     let present: Vec<bool> = d.map.outputs.iter().map(Option::is_some).collect();
@@ -128,16 +130,7 @@ pub(super) fn pass<B: Bench>(
     let mut rtl_state = vec![0u32; off];
     let mut full_state = vec![0u32; sl.words];
 
-    let mut wave = match paths {
-        Some(w) => {
-            let cl = B::Config::layout(p);
-            Some((
-                ModelWave::create(&w.model, B::NAME, &cl, &il, &ol, &sl, k, true)?,
-                MergedWave::create(&w.merged, B::NAME, &cl, &il, &ol, &sl, true)?,
-            ))
-        }
-        None => None,
-    };
+    let mut wave = paths.map(|w| Tracer::create::<B>(w, p, k, true));
     let mut model = B::new(p, cfg);
     let reset_out = B::new(p, cfg).step(&B::Inputs::zero(p));
     reset_out
@@ -160,11 +153,18 @@ pub(super) fn pass<B: Bench>(
     let mut failure: Option<Failure> = None;
     let mut stop_at: Option<u64> = None;
     let mut cur_reset = false;
+    let mut stopped = None;
     let mut ticker = Ticker::new(progress, stim.len());
     let t0 = Instant::now();
     let mut c: u64 = 0;
     loop {
         if stop_at.is_some_and(|x| c > x) {
+            break;
+        }
+        if stop_requested() {
+            // The steps whose comparisons are all behind.
+            let done = pending.front().map_or((c / k).min(steps), |e| e.step);
+            stopped = Some(done.saturating_sub(POWER_ON_RESET));
             break;
         }
         let outstanding = pending
@@ -175,7 +175,7 @@ pub(super) fn pass<B: Bench>(
         }
         let s = c / k;
         if s < steps {
-            if c % k == 0 {
+            if c.is_multiple_of(k) {
                 ticker.tick(s);
                 let kk = s as i64 - POWER_ON_RESET as i64;
                 let reset = kk < 0 || src.next(&model, &out, &mut i) == Step::Reset;
@@ -216,8 +216,8 @@ pub(super) fn pass<B: Bench>(
                         ms[r.off..r.off + r.words].copy_from_slice(&full_state[o..o + r.words]);
                     }
                 }
-                if let Some((w, _)) = wave.as_mut() {
-                    w.cycle(reset, &cfg_words, &in_words, &exp, &state_before)?;
+                if let Some(t) = wave.as_mut() {
+                    t.model(reset, &cfg_words, &in_words, &exp, &state_before);
                 }
                 pending.push_back(Pending {
                     step: s,
@@ -235,7 +235,7 @@ pub(super) fn pass<B: Bench>(
                 ins.fill(0);
             } else {
                 ins.copy_from_slice(&in_words);
-                if c % k != 0 {
+                if !c.is_multiple_of(k) {
                     for &(o, n) in &pulse {
                         ins[o..o + n].fill(0);
                     }
@@ -265,7 +265,7 @@ pub(super) fn pass<B: Bench>(
             }
         } else if strobe.is_none() {
             for &l in &lats {
-                if c < l || (c - l) % k != 0 {
+                if c < l || !(c - l).is_multiple_of(k) {
                     continue;
                 }
                 let Some(idx) = at((c - l) / k) else { continue };
@@ -341,7 +341,7 @@ pub(super) fn pass<B: Bench>(
         }
         for r in &st {
             let base = k - 1 + r.latency;
-            if c < base || (c - base) % k != 0 {
+            if c < base || !(c - base).is_multiple_of(k) {
                 continue;
             }
             let Some(idx) = at((c - base) / k) else {
@@ -367,9 +367,9 @@ pub(super) fn pass<B: Bench>(
                 found = Some((idx, diffs));
             }
         }
-        if let Some((_, mw)) = wave.as_mut() {
+        if let Some(t) = wave.as_mut() {
             // The model's registers at the start of the step being driven.
-            mw.cycle(
+            t.merged(
                 cur_reset,
                 &cfg_words,
                 rtl.inputs(),
@@ -378,7 +378,7 @@ pub(super) fn pass<B: Bench>(
                 rtl.outputs(),
                 differ,
                 Some(s.min(u64::from(u32::MAX)) as u32),
-            )?;
+            );
         }
         if let Some((idx, diffs)) = found {
             if failure.is_none() {
@@ -408,13 +408,16 @@ pub(super) fn pass<B: Bench>(
         c += 1;
     }
     let secs = t0.elapsed().as_secs_f64();
-    rtl.flush();
-    drop(rtl);
-    if let Some((w, mw)) = wave {
-        w.finish()?;
-        mw.finish(B::NAME)?;
+    close_rtl(rtl, vcd, &mut write_errors);
+    if let Some(t) = wave {
+        write_errors.extend(t.finish(B::NAME));
     }
-    Ok((failure, secs))
+    Ok(PassOut {
+        failure,
+        secs,
+        stopped,
+        write_errors,
+    })
 }
 
 /// The differences of output ports `ports` between `exp` and `act`.

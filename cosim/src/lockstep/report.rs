@@ -157,6 +157,9 @@ pub struct Mismatch {
     pub note: Option<String>,
     /// Files that could not be written (the verdict stands).
     pub write_errors: Vec<String>,
+    /// The run was asked to stop (SIGINT, SIGTERM) after the mismatch was
+    /// found, before its shrinking or waveforms were done.
+    pub interrupted: bool,
 }
 
 impl Mismatch {
@@ -259,6 +262,9 @@ pub enum Outcome {
     Pass(Summary),
     /// They did not.
     Mismatch(Box<Mismatch>),
+    /// The run was asked to stop (SIGINT, SIGTERM) before its end; model and
+    /// RTL agreed on every output of the `cycles` it ran.
+    Interrupted(Summary),
 }
 
 impl Outcome {
@@ -266,7 +272,7 @@ impl Outcome {
     pub fn mismatch(&self) -> Option<&Mismatch> {
         match self {
             Outcome::Mismatch(m) => Some(m),
-            Outcome::Pass(_) => None,
+            Outcome::Pass(_) | Outcome::Interrupted(_) => None,
         }
     }
 }

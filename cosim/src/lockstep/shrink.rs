@@ -56,7 +56,9 @@ pub fn first_mismatch<B: Bench>(stim: &Stimulus<B>, user: Option<&UserRtl>) -> O
     let target = Target::of::<B>(&stim.params, user).ok()?;
     let mut cov = Coverage::of::<B>();
     match pass(stim, &target, None, 0, &mut cov, None, None) {
-        Ok((Some(f), _)) => Some(f.cycle),
+        Ok(PassOut {
+            failure: Some(f), ..
+        }) => Some(f.cycle),
         _ => None,
     }
 }
@@ -90,9 +92,9 @@ pub fn minimize_with<B: Bench>(
         }
     }
     let mut chunk = best.cycles.len().div_ceil(2);
-    while chunk >= 1 && t0.elapsed() < budget {
+    while chunk >= 1 && t0.elapsed() < budget && !stop_requested() {
         let mut i = 0;
-        while i < best.cycles.len() && t0.elapsed() < budget {
+        while i < best.cycles.len() && t0.elapsed() < budget && !stop_requested() {
             let mut trial = best.clone();
             let end = (i + chunk).min(trial.cycles.len());
             trial.cycles.drain(i..end);

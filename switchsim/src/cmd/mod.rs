@@ -305,14 +305,42 @@ pub fn report(outcome: &Outcome, what: &str) -> u8 {
             );
             print_coverage(&s.coverage);
             if let Some(w) = &s.waves {
-                println!("waveforms:");
+                if s.write_errors.is_empty() {
+                    println!("waveforms:");
+                } else {
+                    println!("waveforms (cut short where named below):");
+                }
                 print_waves(w);
+            }
+            for e in &s.write_errors {
+                println!("not written: {e}");
             }
             0
         }
         Outcome::Mismatch(m) => {
             print!("{m}");
-            1
+            if m.interrupted {
+                println!("INTERRUPTED after the mismatch above");
+                130
+            } else {
+                1
+            }
+        }
+        Outcome::Interrupted(s) => {
+            println!(
+                "INTERRUPTED at cycle {n}: model and RTL agree on every output of cycles 0..{n} \
+                 ({what})",
+                n = s.cycles
+            );
+            print_coverage(&s.coverage);
+            if let Some(w) = &s.waves {
+                println!("waveforms (to cycle {}):", s.cycles);
+                print_waves(w);
+            }
+            for e in &s.write_errors {
+                println!("not written: {e}");
+            }
+            130
         }
     }
 }

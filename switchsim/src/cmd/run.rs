@@ -91,18 +91,49 @@ pub fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
         fault: a.fault.clone(),
         ..opts_on(a.out, Waves::OnMismatch, a.user)
     };
+    // Waveforms of the whole run: one traced pass; of its first cycles only:
+    // the untraced run, then its head again with tracing (the first N
+    // cycles of a seed are the same for any length).
+    let whole = a.vcd_cycles >= a.cycles;
+    let o = if whole {
+        Options {
+            waves: Waves::Always,
+            ..o
+        }
+    } else {
+        o
+    };
     let outcome = lockstep::run(&stim, &o)?;
     if tty && a.cycles >= 1 << 16 {
         eprint!("\r{:78}\r", "");
     }
     let mut waves = None;
     let mut not_written = Vec::new();
-    if matches!(outcome, Outcome::Pass(_)) && a.vcd_cycles > 0 {
-        // The first N cycles of a seed are the same for any length.
-        let head = testbenches::run_of::<B>(&p, a.seed, a.vcd_cycles.min(a.cycles), Some(&cfg));
-        if let Outcome::Pass(s) = lockstep::run(&head, &opts_on(a.out, Waves::Always, a.user))? {
-            waves = s.waves;
-            not_written.extend(s.write_errors);
+    if let Outcome::Pass(s) | Outcome::Interrupted(s) = &outcome {
+        if whole {
+            waves = s.waves.clone();
+        }
+    }
+    let mut interrupted = matches!(outcome, Outcome::Interrupted(_));
+    if matches!(outcome, Outcome::Pass(_)) && a.vcd_cycles > 0 && !whole {
+        let head = testbenches::run_of::<B>(&p, a.seed, a.vcd_cycles, Some(&cfg));
+        // A file that cannot be written is named; the verdict stands.
+        match lockstep::run(&head, &opts_on(a.out, Waves::Always, a.user)) {
+            Ok(Outcome::Pass(s)) => {
+                waves = s.waves;
+                not_written.extend(s.write_errors);
+            }
+            Ok(Outcome::Interrupted(s)) => {
+                waves = s.waves;
+                not_written.extend(s.write_errors);
+                interrupted = true;
+            }
+            Ok(Outcome::Mismatch(m)) => not_written.push(format!(
+                "waveforms: the traced run of the first {} cycles diverged at cycle {} (the \
+                 untraced run did not): the RTL or the model is not deterministic",
+                a.vcd_cycles, m.cycle
+            )),
+            Err(e) => not_written.push(format!("waveforms: {e:#}")),
         }
     }
     // Next to the waveforms when there are some (the same time axis; the
@@ -111,7 +142,12 @@ pub fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
         .as_ref()
         .and_then(|w: &WaveFiles| w.merged.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| lockstep::run_dir(&stim, a.out));
-    let frames = match write_frames(&stim, &frames_dir) {
+    // An interrupted run's frames: those of the cycles it verified.
+    let framed = match &outcome {
+        Outcome::Interrupted(s) => lockstep::cut_after(&stim, s.cycles as i64 - 1),
+        _ => stim.clone(),
+    };
+    let frames = match write_frames(&framed, &frames_dir) {
         Ok(f) => f,
         Err(e) => {
             not_written.push(format!("{e:#}"));
@@ -128,9 +164,17 @@ pub fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
     let path = |p: Option<&Path>| p.map(|p| p.display().to_string());
     if a.json {
         let (secs, rate, coverage) = match &outcome {
-            Outcome::Pass(s) => (s.secs, s.rate(), Some(&s.coverage)),
+            Outcome::Pass(s) | Outcome::Interrupted(s) => (s.secs, s.rate(), Some(&s.coverage)),
             Outcome::Mismatch(_) => (0.0, 0.0, None),
         };
+        let verified = match &outcome {
+            Outcome::Interrupted(s) => Some(s.cycles),
+            _ => None,
+        };
+        let mut not_written = not_written.clone();
+        if let Outcome::Pass(s) | Outcome::Interrupted(s) = &outcome {
+            not_written.extend(s.write_errors.iter().cloned());
+        }
         let body = serde_json::json!({
             "block": B::NAME,
             "variant": p.label(),
@@ -140,7 +184,9 @@ pub fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
             "cycles_per_second": rate.round(),
             "end_to_end_cycles_per_second": end_to_end.round(),
             "threads": threads,
-            "passed": outcome.mismatch().is_none(),
+            "passed": outcome.mismatch().is_none() && !interrupted,
+            "interrupted": interrupted,
+            "verified_cycles": verified,
             "coverage": coverage.map(fuzz::coverage_json),
             "holes": coverage.map(|c| c.holes()),
             "merged_vcd": path(waves.as_ref().map(|w: &WaveFiles| w.merged.as_path())),
@@ -150,10 +196,16 @@ pub fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
             "peak_rss_kib": crate::bench::peak_rss_kib(),
         });
         println!("{body}");
-        return Ok(u8::from(outcome.mismatch().is_some()));
+        return Ok(
+            if interrupted || outcome.mismatch().is_some_and(|m| m.interrupted) {
+                130
+            } else {
+                u8::from(outcome.mismatch().is_some())
+            },
+        );
     }
     println!("{}", config_line::<B>(&p, &stim.config));
-    let code = report(&outcome, &what);
+    let mut code = report(&outcome, &what);
     if let Outcome::Pass(_) = &outcome {
         println!(
             "rates: lockstep loop {:.0} cycles/s, end to end {end_to_end:.0} cycles/s \
@@ -165,16 +217,25 @@ pub fn cmd_run<B: Bench>(a: &RunArgs) -> Result<u8> {
             if threads == 1 { "" } else { "s" }
         );
     }
-    if let Some(w) = waves {
+    if let (Some(w), false) = (waves, whole) {
         println!(
-            "waveforms of the first {} cycles:",
-            a.vcd_cycles.min(a.cycles)
+            "waveforms of the first {} cycles{}:",
+            a.vcd_cycles.min(a.cycles),
+            if interrupted || !not_written.is_empty() {
+                " (cut short where named below)"
+            } else {
+                ""
+            }
         );
         print_waves(&w);
     }
     print_frames(&frames);
     for e in &not_written {
         println!("not written: {e}");
+    }
+    if interrupted && code == 0 {
+        println!("INTERRUPTED while writing the waveforms: the verdict above stands");
+        code = 130;
     }
     Ok(code)
 }
@@ -278,6 +339,33 @@ where
     }
     let holes = r.coverage.holes();
     let failed = r.failure.is_some() || (a.require_coverage && !holes.is_empty());
+    if r.interrupted {
+        if a.json {
+            println!("{}", fuzz::report_json(&r));
+        } else {
+            if let Some(m) = &r.failure {
+                println!("FAIL fuzz {} (not shrunk: interrupted):", B::NAME);
+                print!("{m}");
+            }
+            println!(
+                "INTERRUPTED fuzz {} shard {}/{} seed {}: {} cases ({} cycles) ran to their end; \
+                 model and RTL agree on every output of each{}",
+                B::NAME,
+                r.shard.0,
+                r.shard.1,
+                r.base_seed,
+                r.cases,
+                r.cycles,
+                if r.failure.is_some() {
+                    " before the failing one"
+                } else {
+                    ""
+                }
+            );
+            print_coverage(&r.coverage);
+        }
+        return Ok(130);
+    }
     if a.json {
         println!("{}", fuzz::report_json(&r));
     } else {
@@ -475,7 +563,7 @@ pub fn fuzz_blocks(o: FuzzOpts) -> Result<u8> {
             json,
         };
         worst = worst.max(for_block(b, &mut FuzzC { a: &a })?);
-        if worst == 1 && !require_coverage {
+        if (worst == 1 && !require_coverage) || worst == 130 {
             break;
         }
     }
@@ -727,4 +815,30 @@ fn default_label(b: &str) -> Result<String> {
     let mut c = DefaultLabelC(String::new());
     for_block(b, &mut c)?;
     Ok(c.0)
+}
+
+/// The options of `switchsim fuzz-merge`.
+#[derive(clap::Args, Debug)]
+pub struct FuzzMergeOpts {
+    /// The shards' reports (`switchsim fuzz ... --shard I/N --json`, one file each).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Fail (exit 1) if a coverage bin is hit by no shard.
+    #[arg(long)]
+    pub require_coverage: bool,
+    /// Print the merged campaign as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `switchsim fuzz-merge`.
+pub fn fuzz_merge(o: FuzzMergeOpts) -> Result<u8> {
+    let m = crate::fuzzmerge::merge_files(&o.files)?;
+    let (text, failed) = crate::fuzzmerge::report(&m, o.require_coverage);
+    if o.json {
+        println!("{}", crate::fuzzmerge::to_json(&m, failed));
+    } else {
+        print!("{text}");
+    }
+    Ok(u8::from(failed))
 }

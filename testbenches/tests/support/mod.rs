@@ -48,6 +48,7 @@ pub fn lockstep_quiet<B: Bench>(stim: &Stimulus<B>) -> Result<u64, String> {
                 .or(m.rtl_error.clone())
                 .unwrap_or_default()
         )),
+        Ok(Outcome::Interrupted(_)) => Err("interrupted".into()),
         Err(e) => Err(format!("{e:#}")),
     }
 }
@@ -65,6 +66,7 @@ pub fn lockstep_or_report<B: Bench>(stim: &Stimulus<B>, what: &str) {
     match lockstep::run(stim, &opts) {
         Ok(Outcome::Pass(_)) => {}
         Ok(Outcome::Mismatch(m)) => panic!("{what}:\n{m}"),
+        Ok(Outcome::Interrupted(_)) => panic!("{what}: interrupted"),
         Err(e) => panic!("{what}: {e:#}"),
     }
 }
