@@ -21,11 +21,14 @@ SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PKGS    := verilator iverilog yosys tshark
 
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
-FUZZ_TIME   ?= 6m
+# `make fuzz`: this many cases per block (a verdict that does not depend on
+# the machine's speed); FUZZ_TIME=10m makes it a time-boxed campaign instead.
+FUZZ_CASES  ?= 300
+FUZZ_TIME   ?=
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
-.PHONY: all deps build run test lint blocks fuzz bench soak synth mutate clean test-stx sweep-stx test-recn-net sweep-recn-net
+.PHONY: all deps build run test lint lint-ci blocks fuzz bench soak synth mutate clean test-stx sweep-stx test-recn-net sweep-recn-net
 
 all: build
 
@@ -42,6 +45,9 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 	@verilator --version
+	@python3 -c 'import ensurepip' 2>/dev/null || { \
+	  echo "installing: python3-venv"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-venv; }
 
 build: deps
 	$(CARGO) build --release -p switchsim
@@ -49,8 +55,17 @@ build: deps
 run: build
 	$(SWITCHSIM) run $(BLOCK) --cycles $(CYCLES) --seed $(SEED) --vcd-cycles $(VCD_CYCLES)
 
-lint: build
+lint: build lint-ci
 	$(SWITCHSIM) lint
+
+# The CI workflow against GitHub's workflow schema (check-jsonschema from
+# PyPI, in a virtual environment under target/; the schema is built in, so
+# the check itself needs no network).
+CI_VENV := target/ci-venv
+lint-ci: deps
+	@[ -x $(CI_VENV)/bin/check-jsonschema ] || { python3 -m venv $(CI_VENV) && \
+	  $(CI_VENV)/bin/pip install -q check-jsonschema; }
+	$(CI_VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/ci.yml
 
 test: lint
 	$(SWITCHSIM) build all --jobs $(JOBS)
@@ -68,10 +83,11 @@ test-%: build
 	$(CARGO) test --release -p model $*::
 	$(CARGO) test --release -p testbenches --test $*
 
-# Time-boxed fuzz campaign over every block; fails on a mismatch or on a
-# coverage bin never hit.
+# Fuzz campaign over every block, FUZZ_CASES cases each (or FUZZ_TIME);
+# fails on a mismatch or on a coverage bin never hit.
 fuzz: build
-	$(SWITCHSIM) fuzz all --time $(FUZZ_TIME) --seed $(FUZZ_SEED) --require-coverage
+	$(SWITCHSIM) fuzz all $(if $(FUZZ_TIME),--time $(FUZZ_TIME),--cases $(FUZZ_CASES)) \
+		--seed $(FUZZ_SEED) --require-coverage
 
 # Benchmarks (BENCHMARKS.md): a cold build of every design into an empty
 # cache, a rebuild after touching one RTL file, then the speed figures side
@@ -88,12 +104,15 @@ bench: build
 	  cp $(BENCH_CACHE)/builds.tsv target/bench-incr.tsv; awk "BEGIN{print $$e - $$s}" > target/bench-incr.wall
 	SWITCHSIM_CACHE=$(BENCH_CACHE) $(SWITCHSIM) bench --write BENCHMARKS.md
 
-# Soak (not part of `make test`): every block for 10^8 cycles in a fresh
-# process each (streamed stimulus, flat memory); fails on any mismatch;
-# wall time and peak RSS recorded in BENCHMARKS.md.
+# Soak (not part of `make test`; nightly in CI): every block for 10^8 cycles
+# in a fresh process each (streamed stimulus, flat memory); fails on any
+# mismatch or a peak RSS over SOAK_MAX_RSS_MIB; wall time and peak RSS
+# recorded in BENCHMARKS.md.
 SOAK_CYCLES ?= 100000000
+SOAK_MAX_RSS_MIB ?= 64
 soak: build
-	$(SWITCHSIM) soak --cycles $(SOAK_CYCLES) --write BENCHMARKS.md
+	$(SWITCHSIM) build all --default-only --jobs $(JOBS)
+	$(SWITCHSIM) soak --cycles $(SOAK_CYCLES) --max-rss-mib $(SOAK_MAX_RSS_MIB) --write BENCHMARKS.md
 
 # Yosys synthesis of every block: no latches, no multiple drivers; cell
 # counts recorded in docs/synth.md.

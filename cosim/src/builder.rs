@@ -406,7 +406,7 @@ fn design_key(d: &Design, flavor: Flavor) -> Result<String> {
     h.update(format!("{flavor:?}"));
     h.update(format!(
         "{:?}",
-        (&d.top, &d.generics, &d.map, &d.no_inline, d.origin)
+        (&d.top, &d.generics, &d.map, &d.no_inline, d.origin, d.quick)
     ));
     h.update(format!("{:?}", (&d.inputs, &d.outputs, &d.state)));
     for f in &d.files {
@@ -678,13 +678,13 @@ const MAX_UNITS: usize = 4;
 
 /// Compiles `units` into objects in their folder, in parallel; returns the
 /// objects.
-fn compile_all(rt: &Runtime, units: &[PathBuf], log: &Path) -> Result<Vec<PathBuf>> {
+fn compile_all(rt: &Runtime, units: &[PathBuf], log: &Path, quick: bool) -> Result<Vec<PathBuf>> {
     let objs: Vec<PathBuf> = units.iter().map(|u| u.with_extension("o")).collect();
     std::thread::scope(|sc| -> Result<()> {
         let jobs: Vec<_> = units
             .iter()
             .zip(&objs)
-            .map(|(u, o)| sc.spawn(move || compile(rt, u, o, log)))
+            .map(|(u, o)| sc.spawn(move || compile(rt, u, o, log, quick)))
             .collect();
         for j in jobs {
             j.join()
@@ -696,12 +696,17 @@ fn compile_all(rt: &Runtime, units: &[PathBuf], log: &Path) -> Result<Vec<PathBu
 }
 
 /// Compiles the unit with the runtime's flags and precompiled header.
-fn compile(rt: &Runtime, unit: &Path, obj: &Path, log: &Path) -> Result<()> {
+/// A quick unit is compiled at `-O0`, which the `-O2` precompiled header
+/// does not fit: GCC then reads the header itself (a second or two, against
+/// minutes of optimisation saved on a large design).
+fn compile(rt: &Runtime, unit: &Path, obj: &Path, log: &Path, quick: bool) -> Result<()> {
     run_logged(
         Command::new("g++")
             .args(&rt.flags)
+            .args(quick.then_some("-O0"))
             .arg(format!("-I{}", rt.dir.join("pch").display()))
-            .args(["-include", "vsim_pch.h", "-Winvalid-pch"])
+            .args(["-include", "vsim_pch.h"])
+            .args((!quick).then_some("-Winvalid-pch"))
             .arg(format!("-I{}", unit.parent().unwrap().display()))
             .arg("-c")
             .arg(unit)
@@ -818,7 +823,7 @@ fn open(d: &Design, key: &str) -> Result<&'static Library> {
         let units = verilate(d, &prefix, tmp)?;
         let t_v = t0.elapsed().as_secs_f64();
         let log = tmp.join("build.log");
-        let objs = compile_all(rt, &units, &log)?;
+        let objs = compile_all(rt, &units, &log, d.quick)?;
         run_logged(
             Command::new("g++")
                 .args(["-shared", "-o"])
@@ -907,7 +912,7 @@ pub fn executable(d: &Design, flavor: Flavor, scratch: Option<&Path>) -> Result<
                 d.out_words() + d.aux_words()
             ),
         )?;
-        let objs = compile_all(rt, &units, &log)?;
+        let objs = compile_all(rt, &units, &log, d.quick)?;
         run_logged(
             Command::new("g++")
                 .args(&rt.flags)

@@ -82,6 +82,9 @@ pub struct Design {
     pub no_inline: Vec<String>,
     /// Which flags.
     pub origin: Origin,
+    /// Compiled at `-O0`: for a design built to be run once on a short
+    /// stimulus (a mutant), where the compile time is all the cost.
+    pub quick: bool,
 }
 
 /// The project's `rtl/` folder (`SWITCHSIM_RTL` overrides it).
@@ -139,6 +142,7 @@ impl Design {
             outputs,
             no_inline,
             origin: Origin::Ours,
+            quick: false,
         })
     }
 
@@ -205,6 +209,7 @@ impl Design {
             state,
             no_inline: Vec::new(),
             origin: Origin::User,
+            quick: false,
         };
         Ok((design, al))
     }

@@ -84,6 +84,8 @@ pub struct FuzzReport {
     /// The campaign was asked to stop (SIGINT, SIGTERM) before its budget
     /// ran out: the cases and cycles are those that ran to their end.
     pub interrupted: bool,
+    /// The seed of every case counted, in case order.
+    pub case_seeds: Vec<u64>,
 }
 
 /// The seed of case `k` of a campaign with base seed `base`.
@@ -116,6 +118,12 @@ pub fn case_of<B: Bench>(seed: u64, cycles: usize, variant: Option<&str>) -> Sti
 enum CaseResult<B: Bench> {
     Pass(u64, Coverage),
     Fail(Stimulus<B>),
+}
+
+/// The campaign-wide number of case `j` of shard `(index, count)`: the
+/// shards take every `count`-th case, from their index on.
+pub fn global_case(shard: (u64, u64), j: u64) -> u64 {
+    shard.0 + j * shard.1
 }
 
 /// Runs a campaign, calling `progress` now and then (on this thread).
@@ -155,7 +163,7 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
                 return Ok(());
             }
             let stim = case_of::<B>(
-                case_seed(o.base_seed, idx + j * count),
+                case_seed(o.base_seed, global_case((idx, count), j)),
                 o.cycles,
                 o.variant.as_deref(),
             );
@@ -224,11 +232,13 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
     let mut cov = Coverage::of::<B>();
     let (mut cases, mut cycles) = (0u64, 0u64);
     let mut failing = None;
+    let mut case_seeds = Vec::new();
     for (j, r) in results.into_inner().expect("workers joined") {
         if j != cases {
             break; // a gap: cases after it were not run (time budget)
         }
         cases += 1;
+        case_seeds.push(case_seed(o.base_seed, global_case((idx, count), j)));
         match r {
             CaseResult::Pass(n, c) => {
                 cycles += n;
@@ -266,6 +276,7 @@ pub fn fuzz<B: Bench>(o: &FuzzOptions, mut progress: impl FnMut(&Progress)) -> R
         coverage: cov,
         failure,
         interrupted: lockstep::stop_requested(),
+        case_seeds,
     })
 }
 
@@ -319,5 +330,6 @@ pub fn report_json(r: &FuzzReport) -> Value {
         "coverage": coverage_json(&r.coverage),
         "holes": r.coverage.holes(),
         "mismatch": r.failure.as_deref().map(mismatch_json),
+        "case_seeds": r.case_seeds,
     })
 }

@@ -45,6 +45,8 @@ pub struct UserRtl {
     pub top: Option<String>,
     /// The map.
     pub map: UserMap,
+    /// Compiled for a single short run ([`Design::quick`]).
+    pub quick: bool,
 }
 
 /// What a run verifies: the design and how its clocks line up with the
@@ -63,7 +65,11 @@ impl Target {
     pub fn of<B: Block>(p: &B::Params, user: Option<&UserRtl>) -> Result<Target> {
         let (design, align) = match user {
             None => (Design::ours::<B>(p)?, B::alignment(p)),
-            Some(u) => Design::user::<B>(p, &u.files, u.top.as_deref(), &u.map)?,
+            Some(u) => {
+                let (mut d, al) = Design::user::<B>(p, &u.files, u.top.as_deref(), &u.map)?;
+                d.quick = u.quick;
+                (d, al)
+            }
         };
         let ins: Vec<&str> = design.inputs[1..].iter().map(|d| d.name).collect();
         let outs: Vec<&str> = design.outputs.iter().map(|d| d.name).collect();

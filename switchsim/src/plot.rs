@@ -15,7 +15,7 @@
 //! upwards to make room for it above the data.
 //!
 //! ```no_run
-//! use cosim::plot::{render_svg, Chart, Marker, Series, PALETTE};
+//! use switchsim::plot::{render_svg, Chart, Marker, Series, PALETTE};
 //!
 //! let squares = (0..=10).map(|i| (f64::from(i), f64::from(i * i))).collect();
 //! let chart = Chart {

@@ -503,25 +503,50 @@ fn a_stimulus_file_replays_and_config_round_trips() {
 
 #[test]
 fn shards_split_one_campaign_without_overlap() {
-    // The seeds of shard 0/2 and 1/2 are disjoint and together those of 0/1.
-    let all: Vec<u64> = (0..8).map(|k| cosim::fuzz::case_seed(5, k)).collect();
-    let s0: Vec<u64> = (0..4).map(|j| cosim::fuzz::case_seed(5, 2 * j)).collect();
-    let s1: Vec<u64> = (0..4)
-        .map(|j| cosim::fuzz::case_seed(5, 2 * j + 1))
-        .collect();
+    // The cases shards 0/2 and 1/2 ran (their seeds, from the reports) are
+    // disjoint and together those of one unsharded campaign.
+    let seeds = |shard: &str, cases: &str, jobs: &str| -> Vec<u64> {
+        let o = switchsim(&[
+            "fuzz",
+            "prim_timer",
+            "--cases",
+            cases,
+            "--cycles",
+            "50",
+            "--seed",
+            "5",
+            "--shard",
+            shard,
+            "--jobs",
+            jobs,
+            "--json",
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        let v = json(&o);
+        assert_eq!(v["shard"], shard);
+        v["case_seeds"]
+            .as_array()
+            .expect("case_seeds")
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect()
+    };
+    let all = seeds("0/1", "12", "1");
+    let s0 = seeds("0/2", "6", "2");
+    let s1 = seeds("1/2", "6", "1");
+    assert_eq!((all.len(), s0.len(), s1.len()), (12, 6, 6));
+    assert!(s0.iter().all(|x| !s1.contains(x)), "shards overlap");
     let mut u: Vec<u64> = s0.iter().chain(&s1).copied().collect();
     u.sort();
     let mut a = all.clone();
     a.sort();
-    assert_eq!(u, a);
-    let o = switchsim(&[
-        "fuzz", "mmu", "--cases", "3", "--cycles", "300", "--shard", "1/4", "--json",
-    ]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    let v = json(&o);
-    assert_eq!(v["shard"], "1/4");
-    assert_eq!(v["cases"], 3);
+    assert_eq!(u, a, "the shards are not one campaign");
+    // And a shard's cases are every second one of the campaign's.
+    assert_eq!(
+        s1,
+        all.iter().skip(1).step_by(2).copied().collect::<Vec<_>>()
+    );
 }
 
 /// `fuzz --jobs 2` runs the same cases and gives the same report as
@@ -665,6 +690,36 @@ fn fuzz_time_is_a_duration() {
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(0), "--time {ok}: {out}{err}");
     }
+}
+
+/// `--require-coverage` fails a campaign that agrees on every cycle but
+/// leaves a bin unhit (one case of 50 cycles cannot reach the MMU's drop
+/// and headroom bins), naming the holes; without it the same campaign
+/// passes, and a budget that reaches every bin passes with it.
+#[test]
+fn require_coverage_fails_on_a_hole() {
+    let small = [
+        "fuzz", "mmu", "--cases", "1", "--cycles", "50", "--seed", "9",
+    ];
+    let o = switchsim(&[&small[..], &["--require-coverage"]].concat());
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("FAIL coverage:") && out.contains("never hit"),
+        "{out}"
+    );
+    let o = switchsim(&small);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = switchsim(&[
+        "fuzz",
+        "mmu",
+        "--cases",
+        "64",
+        "--seed",
+        "9",
+        "--require-coverage",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
 }
 
 /// `size`: a link to configurations in one step. The report shows the
@@ -864,14 +919,28 @@ fn hardware_commands_use_the_project_they_run_in() {
         count(&here),
         count(&built)
     );
-    // The campaign builds under --out, in the project it runs in.
+    // The campaign builds under --out, in the project it runs in, and kills
+    // the mutant the block's regression stimulus was saved from.
+    let manifest = std::fs::read_dir(format!(
+        "{}/../testbenches/regressions/prim_lfsr",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .map(|e| e.unwrap().path())
+    .find(|p| p.extension().is_some_and(|e| e == "mutant"))
+    .unwrap();
+    let id = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("id ").map(str::to_string))
+        .unwrap();
     let m = switchsim_in(
         &proj,
         &[
             "mutate",
             "prim_lfsr",
-            "--limit",
-            "1",
+            "--only",
+            &id,
             "--cases",
             "2",
             "--out",
@@ -879,7 +948,19 @@ fn hardware_commands_use_the_project_they_run_in() {
         ],
     );
     let (out, err) = text(&m);
-    assert!(out.contains("| prim_lfsr |"), "{out}{err}");
+    let row: Vec<&str> = out
+        .lines()
+        .find(|l| l.starts_with("| prim_lfsr |"))
+        .unwrap_or_else(|| panic!("no row:\n{out}{err}"))
+        .split('|')
+        .map(str::trim)
+        .collect();
+    // | block | mutants | stillborn | valid | equivalent | killed | survived |
+    assert_eq!(
+        (row[2], row[6], row[7]),
+        ("1", "1", "0"),
+        "mutant {id} not killed:\n{out}{err}"
+    );
     assert!(proj.join("mut-out/mutate/prim_lfsr").is_dir(), "{out}{err}");
     // Outside any project.
     let nowhere = std::env::temp_dir().join(format!("switchsim-nowhere-{}", std::process::id()));
@@ -893,6 +974,34 @@ fn hardware_commands_use_the_project_they_run_in() {
         assert_bad_input(&o, &["no rtl/ folder", "--rtl"]);
     }
     let _ = std::fs::remove_dir_all(&nowhere);
+}
+
+/// `synth --check` (part of `make test`): every variant of every block
+/// elaborates without a latch or a multiple driver; a latch added to a copy
+/// of the RTL fails it (exit 1), naming the block.
+#[test]
+fn no_block_has_a_latch() {
+    let o = switchsim(&["synth", "--check"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    for b in ["mmu", "stx_switch", "prim_timer"] {
+        assert!(
+            out.contains(&format!("ok   {b} ")),
+            "{b} not checked:\n{out}"
+        );
+    }
+    let proj = scratch().join("latch-copy");
+    project_copy(&proj, "prim_sat_cnt.v", |t| {
+        t.replacen(
+            "endmodule",
+            "  reg latch_r;\n  always @* if (rst_ni) latch_r = 1'b1;\nendmodule",
+            1,
+        )
+    });
+    let o = switchsim_in(&proj, &["synth", "--check", "prim_sat_cnt"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("FAIL prim_sat_cnt"), "{out}{err}");
 }
 
 /// `recn-net` on the small network writes its CSV and the five charts, and

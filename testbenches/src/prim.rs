@@ -74,7 +74,7 @@ impl Bench for PrimLfsr {
             name: "period-127",
             about: "x^7 + x^6 + 1, 3 steps a cycle: back to the seed after 127 enabled cycles, held every 7th",
             build: scenario::lfsr_period,
-            check: None,
+            check: Some(scenario::lfsr_period_outcome),
         }]
     }
     fn config_strategy(_: &PrimLfsrParams, _: bool) -> BoxedStrategy<PrimLfsrConfig> {
@@ -137,7 +137,7 @@ impl Bench for PrimTimer {
             name: "load-tick-expire",
             about: "load 2, tick through the expiry and past 0, a load over an expiring tick wins",
             build: scenario::timer,
-            check: None,
+            check: Some(scenario::timer_outcome),
         }]
     }
     fn config_strategy(_: &PrimTimerParams, _: bool) -> BoxedStrategy<PrimTimerConfig> {
@@ -212,7 +212,7 @@ impl Bench for PrimSatCnt {
             name: "net-then-clamp",
             about: "MAX = 200: fill to 200, +5 -5 at the maximum (no clamp), over by one and under zero (clamped), clear",
             build: scenario::sat_cnt,
-            check: None,
+            check: Some(scenario::sat_cnt_outcome),
         }]
     }
     fn config_strategy(_: &PrimSatCntParams, _: bool) -> BoxedStrategy<PrimSatCntConfig> {
@@ -269,7 +269,7 @@ impl Bench for PrimRrArb {
             name: "all-request",
             about: "N = 5, every requester on: grants 0, 1, 2, 3, 4, 0, ... (the pointer wraps at N, not at 8)",
             build: scenario::rr_all,
-            check: None,
+            check: Some(scenario::rr_all_outcome),
         }]
     }
     fn config_strategy(_: &PrimRrArbParams, _: bool) -> BoxedStrategy<PrimRrArbConfig> {
@@ -350,5 +350,119 @@ pub mod scenario {
             })
             .collect();
         stim(p, PrimRrArbConfig {}, c)
+    }
+
+    /// The documented outcome of a table of expected outputs, cycle by cycle.
+    fn table<O: std::fmt::Debug, T: PartialEq + std::fmt::Debug>(
+        outs: &[O],
+        want: &[T],
+        got: impl Fn(&O) -> T,
+    ) -> Result<(), String> {
+        if outs.len() != want.len() {
+            return Err(format!(
+                "{} cycles, the table has {}",
+                outs.len(),
+                want.len()
+            ));
+        }
+        for (t, (o, w)) in outs.iter().zip(want).enumerate() {
+            if got(o) != *w {
+                return Err(format!(
+                    "cycle {t}: expected {w:?}, got {:?} ({o:?})",
+                    got(o)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `period-127`: the register shows its seed exactly when the enabled
+    /// cycles so far are a multiple of 127 (127 and 254 within 300 cycles,
+    /// never before), and never 0.
+    pub fn lfsr_period_outcome(
+        s: &Stimulus<PrimLfsr>,
+        outs: &[PrimLfsrOutputs],
+    ) -> Result<(), String> {
+        let mut en = 0u32;
+        for (t, (c, o)) in s.cycles.iter().zip(outs).enumerate() {
+            if o.state_o == 0 {
+                return Err(format!("cycle {t}: the register is 0"));
+            }
+            let at_seed = u64::from(o.state_o) == s.params.seed;
+            if at_seed != (en % 127 == 0) {
+                return Err(format!(
+                    "cycle {t}: after {en} enabled cycles the register is {:#x} (seed {:#x})",
+                    o.state_o, s.params.seed
+                ));
+            }
+            if let Cycle::Drive(i) = c {
+                en += u32::from(i.en_i);
+            }
+        }
+        if en < 254 {
+            return Err(format!(
+                "only {en} enabled cycles: the period is not shown twice"
+            ));
+        }
+        Ok(())
+    }
+
+    /// `load-tick-expire`: (count, running, expire) per cycle: 2 loaded,
+    /// expiry on the tick from 1, no wrap below 0, the load of 5 over the
+    /// tick from 1 wins (no expiry), then 5 ticks down to an expiry.
+    pub fn timer_outcome(_: &Stimulus<PrimTimer>, outs: &[PrimTimerOutputs]) -> Result<(), String> {
+        let want = [
+            (0, false, false),
+            (2, true, false),
+            (1, true, true),
+            (0, false, false),
+            (0, false, false),
+            (1, true, false),
+            (5, true, false),
+            (4, true, false),
+            (3, true, false),
+            (2, true, false),
+            (1, true, true),
+            (0, false, false),
+        ];
+        table(outs, &want, |o| (o.count_o, o.running_o, o.expire_o))
+    }
+
+    /// `net-then-clamp`: (count, sat) per cycle with MAX = 200.
+    pub fn sat_cnt_outcome(
+        s: &Stimulus<PrimSatCnt>,
+        outs: &[PrimSatCntOutputs],
+    ) -> Result<(), String> {
+        if s.params.max != 200 {
+            return Err(format!("MAX is {}, the table is for 200", s.params.max));
+        }
+        let want = [
+            (0, false),   // +200
+            (200, false), // +5 -5 at the maximum: netted, no clamp
+            (200, true),  // +1: over by one, clamped
+            (200, true),  // +3 -204: under zero, clamped
+            (0, false),   // +9
+            (9, false),   // clear (wins over +9)
+            (0, false),
+            (0, false), // +60 -10 five times
+            (50, false),
+            (100, false),
+            (150, false),
+            (200, true),
+        ];
+        table(outs, &want, |o| (o.count_o, o.sat_o))
+    }
+
+    /// `all-request`: with every requester on and every grant taken, the
+    /// grant goes round 0, 1, .., N-1, 0, .. and the pointer follows it.
+    pub fn rr_all_outcome(
+        s: &Stimulus<PrimRrArb>,
+        outs: &[PrimRrArbOutputs],
+    ) -> Result<(), String> {
+        let n = s.params.n as usize;
+        let want: Vec<(bool, u8, u64, u8)> = (0..outs.len())
+            .map(|t| (true, (t % n) as u8, 1u64 << (t % n), (t % n) as u8))
+            .collect();
+        table(outs, &want, |o| (o.valid_o, o.idx_o, o.gnt_o, o.ptr_o))
     }
 }

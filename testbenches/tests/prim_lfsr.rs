@@ -16,6 +16,43 @@ fn regression_files_replay() {
     support::regressions::<PrimLfsr>();
 }
 
+/// A file in a regression folder that is not a stimulus (or the manifest
+/// of the mutant one was saved from) is refused, not skipped.
+#[test]
+fn a_regression_folder_holds_only_stimuli() {
+    let dir = support::out_dir().join("prim_lfsr_regressions");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ours = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions/prim_lfsr");
+    for e in std::fs::read_dir(ours).unwrap() {
+        let f = e.unwrap().path();
+        std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    assert!(support::regressions_in::<PrimLfsr>(&dir) >= 1);
+    std::fs::write(dir.join("case-7.stm"), "a stimulus saved with a typo").unwrap();
+    let why = std::panic::catch_unwind(|| support::regressions_in::<PrimLfsr>(&dir))
+        .expect_err("a non-stimulus file was skipped silently");
+    let why = why.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        why.contains("case-7.stm") && why.contains("not a stimulus"),
+        "{why}"
+    );
+}
+
+/// `PROPTEST_CASES=0` would make every equivalence test pass on nothing:
+/// it is refused with the reason (this test's own binary, run again).
+#[test]
+fn zero_cases_are_refused() {
+    let o = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["equivalence_random", "--exact", "--test-threads", "1"])
+        .env("PROPTEST_CASES", "0")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "PROPTEST_CASES=0 passed:\n{out}");
+    assert!(out.contains("at least 1 case"), "{out}");
+}
+
 #[test]
 fn random_stimulus_covers_every_bin() {
     support::random_stimulus_covers_every_bin::<PrimLfsr>();

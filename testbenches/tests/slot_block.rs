@@ -221,6 +221,7 @@ fn user(edit: Option<(&str, &str)>, map: &str) -> UserRtl {
         files: vec![file],
         top: None,
         map: UserMap::parse(map, Path::new("test map")).unwrap(),
+        quick: false,
     }
 }
 
@@ -393,4 +394,60 @@ fn a_strobe_that_never_comes_is_reported() {
     };
     assert_eq!(m.diffs[0].signal, "done_o", "{m}");
     assert!(m.diffs[0].expected.starts_with("1 by clock"), "{m}");
+}
+
+/// The first time `TOP.<var>` takes value `want` in the VCD at `path`, and
+/// the value of `TOP.step` then.
+fn first_time(path: &Path, var: &str, want: vcd::Value) -> (u64, u64) {
+    let mut p = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let h = p.parse_header().unwrap();
+    let id = |name: &str| {
+        h.find_var(&["TOP", name])
+            .unwrap_or_else(|| panic!("{}: no TOP.{name}", path.display()))
+            .code
+    };
+    let (m, s) = (id(var), id("step"));
+    let (mut t, mut step) = (0, 0);
+    for c in p {
+        match c.unwrap() {
+            vcd::Command::Timestamp(x) => t = x,
+            vcd::Command::ChangeVector(i, v) if i == s => {
+                step = v
+                    .iter()
+                    .fold(0, |a, b| 2 * a + u64::from(b == vcd::Value::V1));
+            }
+            vcd::Command::ChangeScalar(i, v) if i == m && v == want => return (t, step),
+            _ => {}
+        }
+    }
+    panic!("{}: TOP.{var} never {want}", path.display())
+}
+
+#[test]
+fn the_merged_waveform_shows_the_mismatch_on_the_rtl_clock_it_was_seen() {
+    let p = SlotCounter::variants()[0];
+    let u = user(
+        Some(("(cfg_sat_i && sum[W])", "(1'b0 && sum[W])")),
+        BY_LATENCY,
+    );
+    let stim = testbenches::generated::<SlotCounter>(&p, &SlotConfig { cfg_sat_i: true }, 3, 1500);
+    let opts = Options {
+        out_dir: support::out_dir().join("slot_block"),
+        waves: Waves::OnMismatch,
+        context: 8,
+        user: Some(u),
+        ..Options::default()
+    };
+    let Outcome::Mismatch(m) = lockstep::run(&stim, &opts).unwrap() else {
+        panic!("the wrapping copy passed")
+    };
+    let w = m.waves.as_ref().expect("waveforms");
+    let clock = m.clock.expect("an RTL clock");
+    // One RTL clock = 10 units; `step` names the step driven then.
+    let (t, step) = first_time(&w.merged, "mismatch", vcd::Value::V1);
+    assert_eq!(t, 10 * clock, "{m}");
+    assert_eq!(step, clock / u64::from(p.k), "{m}");
+    // The model's waveform runs on the same axis: its step s starts at 10 s K.
+    let (t0, _) = first_time(&w.model, "rst_ni", vcd::Value::V1);
+    assert_eq!(t0, 10 * u64::from(p.k) * lockstep::POWER_ON_RESET);
 }

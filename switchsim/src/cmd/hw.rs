@@ -131,6 +131,62 @@ fn synth_variant<B: Block>(files: &[PathBuf]) -> B::Params {
         .clone()
 }
 
+/// Elaborates the default variant of `B`, or every variant with `all`
+/// (Yosys `hierarchy`, `proc`, `check`): prints `ok` or the latch or
+/// multiple driver Yosys found, per variant; 1 if any.
+pub fn elab_check<B: Block>(rtl: &Path, all: bool) -> Result<u8> {
+    let files = cosim::golden::rtl_files(rtl, B::NAME)?;
+    let reads: String = files
+        .iter()
+        .map(|f| format!("read_verilog -sv {}; ", f.display()))
+        .collect();
+    let mut failed = 0;
+    let variants = B::variants();
+    let n = if all { variants.len() } else { 1 };
+    for p in variants.into_iter().take(n) {
+        let chparams: String = p
+            .verilog()
+            .iter()
+            .map(|(k, v)| format!(" -chparam {k} {v}"))
+            .collect();
+        let script = format!(
+            "{reads}hierarchy -check -top {b}{chparams}; proc; check -assert; \
+             select -assert-none t:$dlatch t:$adlatch t:$dlatchsr",
+            b = B::NAME
+        );
+        let o = std::process::Command::new("yosys")
+            .args(["-q", "-p", &script])
+            .output()
+            .context("cannot run yosys (install it with `make deps`: apt-get install -y yosys)")?;
+        if o.status.success() {
+            println!(
+                "ok   {} {}: no latch, no multiple driver",
+                B::NAME,
+                p.label()
+            );
+            continue;
+        }
+        failed = 1;
+        let log =
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        // Yosys names the cells or drivers above its final ERROR line.
+        let why: Vec<&str> = log
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .filter(|l| {
+                l.contains("ERROR")
+                    || l.contains("latch")
+                    || l.contains("driver")
+                    || l.contains('$')
+            })
+            .take(6)
+            .collect();
+        println!("FAIL {} {}: {}", B::NAME, p.label(), why.join(" | "));
+    }
+    Ok(failed)
+}
+
 pub fn synth_block<B: Block>(rtl: &Path, rows: &mut Vec<String>) -> Result<u8> {
     let files = cosim::golden::rtl_files(rtl, B::NAME)?;
     let p = &synth_variant::<B>(&files);
@@ -515,6 +571,9 @@ pub struct SoakOpts {
     /// Update the soak section of this Markdown file (e.g. BENCHMARKS.md).
     #[arg(long)]
     pub write: Option<PathBuf>,
+    /// Fail a block whose peak resident memory exceeds this many MiB.
+    #[arg(long)]
+    pub max_rss_mib: Option<u64>,
 }
 
 /// `switchsim soak`.
@@ -523,6 +582,7 @@ pub fn soak_blocks(o: SoakOpts) -> Result<u8> {
         blocks,
         cycles,
         write,
+        max_rss_mib,
     } = o;
     let names = names_or_all(blocks);
     let exe = std::env::current_exe()?;
@@ -530,7 +590,20 @@ pub fn soak_blocks(o: SoakOpts) -> Result<u8> {
     let mut runs = Vec::new();
     for b in &names {
         eprintln!("soak: {b}, {cycles} cycles ...");
-        let r = crate::streambench::soak(&exe, b, cycles, &tmp)?;
+        let mut r = crate::streambench::soak(&exe, b, cycles, &tmp)?;
+        if let (Some(max), Some(k)) = (max_rss_mib, r.rss_kib) {
+            if k > max * 1024 {
+                r.passed = false;
+                r.what = format!(
+                    "{b}: peak RSS {:.1} MiB over the limit of {max} MiB",
+                    k as f64 / 1024.0
+                );
+            }
+        }
+        if max_rss_mib.is_some() && r.rss_kib.is_none() {
+            r.passed = false;
+            r.what = format!("{b}: no peak RSS reported");
+        }
         eprintln!(
             "  {} in {:.1} s, peak RSS {}",
             if r.passed { "PASS" } else { "FAIL" },
@@ -563,13 +636,39 @@ pub struct SynthOpts {
     /// The RTL directory (default: the `rtl/` of the project this is run in).
     #[arg(long)]
     pub rtl: Option<PathBuf>,
+    /// Only elaborate each block's default variant (Yosys `proc`, seconds):
+    /// fails (exit 1) on a latch or a multiple driver; no synthesis.
+    #[arg(long, conflicts_with = "write")]
+    pub check: bool,
+    /// With `--check`: every variant (the large ones take Yosys minutes).
+    #[arg(long, requires = "check")]
+    pub all_variants: bool,
 }
 
 /// `switchsim synth`.
 pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
-    let SynthOpts { blocks, write, rtl } = o;
+    let SynthOpts {
+        blocks,
+        write,
+        rtl,
+        check,
+        all_variants,
+    } = o;
     let rtl = cosim::golden::project_rtl(rtl.as_deref())?;
     let names = names_or_all(blocks);
+    if check {
+        let mut failed = 0;
+        for b in &names {
+            failed |= for_block(
+                b,
+                &mut ElabCheckC {
+                    rtl: &rtl,
+                    all: all_variants,
+                },
+            )?;
+        }
+        return Ok(failed);
+    }
     println!(
         "| block | variant | cells | flip-flops | muxes | yosys s |\n|---|---|---:|---:|---:|---:|"
     );
@@ -606,7 +705,8 @@ pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
 
 /// Writes, for each killed mutant of `results`, the kill-set case that
 /// killed it to `dir/<block>/mutant-<line>-<col>-<op>.stim`: a stimulus
-/// known to catch a plausible bug, for `testbenches/regressions/`.
+/// known to catch a plausible bug, for `testbenches/regressions/`; and the
+/// mutant itself beside it (`.mutant`).
 fn save_kills<B: Bench>(
     results: &[(crate::mutate::Mutant, crate::mutate::Fate)],
     cases: usize,
@@ -652,6 +752,11 @@ where
         let path = dir.join(format!("mutant-{}.stim", m.id.replace(':', "-")));
         std::fs::write(&path, stim.to_text())
             .with_context(|| format!("writing {}", path.display()))?;
+        // The mutant beside it, so that the regression test can show that
+        // the stimulus still catches it.
+        let manifest = path.with_extension("mutant");
+        std::fs::write(&manifest, crate::mutate::manifest(B::NAME, m))
+            .with_context(|| format!("writing {}", manifest.display()))?;
         println!(
             "{} {}: killed by {why}; saved {}",
             B::NAME,

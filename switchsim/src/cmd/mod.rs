@@ -96,6 +96,8 @@ impl Command for SynthC<'_> {
     }
 }
 
+command!(ElabCheckC<'a> { rtl: &'a Path, all: bool } => elab_check);
+
 pub struct ListC;
 impl Command for ListC {
     fn call<B: Bench>(&mut self) -> Result<u8> {
@@ -275,6 +277,7 @@ impl RtlArgs {
             files: self.rtl.clone(),
             top: self.top.clone(),
             map,
+            quick: false,
         }))
     }
 }

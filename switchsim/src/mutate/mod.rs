@@ -28,6 +28,19 @@ pub mod operators;
 
 pub use operators::{apply, mutants, Mutant};
 
+/// The manifest of a regression stimulus saved from mutant `m` of
+/// `rtl/<block>.v` (`--save-kills`): the line before and after, which the
+/// regression test applies to the current RTL (finding the line by its
+/// text) to show that the stimulus still catches the mutant.
+pub fn manifest(block: &str, m: &Mutant) -> String {
+    format!(
+        "# The mutant this stimulus was saved from (`switchsim mutate {block} --save-kills`):\n\
+         # line {} of rtl/{block}.v then; the test finds the line by its text.\n\
+         block {block}\nid {}\nbefore {}\nafter {}\n",
+        m.line, m.id, m.before, m.after
+    )
+}
+
 /// What happened to a mutant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fate {

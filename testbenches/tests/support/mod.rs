@@ -10,12 +10,20 @@ use proptest::test_runner::{Config, FileFailurePersistence, TestError, TestRunne
 use std::path::{Path, PathBuf};
 use testbenches::Bench;
 
-/// Number of cases: `PROPTEST_CASES`, else `default`.
+/// Number of cases: `PROPTEST_CASES`, else `default`. At least one: with
+/// none an equivalence test would pass without running anything, so a
+/// value below 1 (or not a number) is refused, not taken.
 pub fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+    match std::env::var("PROPTEST_CASES") {
+        Err(_) => default,
+        Ok(v) => match v.trim().parse::<u32>() {
+            Ok(n) if n >= 1 => n,
+            _ => panic!(
+                "PROPTEST_CASES={v}: at least 1 case (an equivalence test of no case would \
+                 pass on nothing); unset it for the default of {default}"
+            ),
+        },
+    }
 }
 
 /// The workspace's `out/` directory.
@@ -131,9 +139,15 @@ where
 /// returns how many. A missing or empty folder fails: every block keeps at
 /// least one stimulus known to catch a bug (see the folder's README).
 pub fn regressions<B: Bench>() -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("regressions")
-        .join(B::NAME);
+    regressions_in::<B>(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("regressions")
+            .join(B::NAME),
+    )
+}
+
+/// [`regressions`] of the folder `dir`.
+pub fn regressions_in<B: Bench>(dir: &Path) -> usize {
     let rd = std::fs::read_dir(&dir).unwrap_or_else(|e| {
         panic!(
             "{}: {e} (every block keeps its regressions there)",
@@ -142,6 +156,17 @@ pub fn regressions<B: Bench>() -> usize {
     });
     let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
     files.sort();
+    // Only stimuli (and the manifests naming the mutant each was saved
+    // from): anything else would be skipped silently, so it is refused.
+    for f in &files {
+        let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
+        assert!(
+            ext == "stim" || ext == "mutant",
+            "{}: not a stimulus (.stim) or a mutant manifest (.mutant); a regression folder \
+             holds nothing else",
+            f.display()
+        );
+    }
     let mut n = 0;
     for f in files
         .iter()

@@ -1,0 +1,138 @@
+//! A real RTL bug, from the failing run to its repro files: a single-point
+//! mutant of `rtl/mmu.v` (made by the mutation campaign's own operators,
+//! built on the fly through `--rtl` as a designer's file is), run until it
+//! diverges; then `repro.stim` replayed against the same RTL reaches the
+//! same first divergence (cycle, signal, expected and actual), the shrunk
+//! `repro-short.stim` still fails on the same signal in fewer cycles, and
+//! both pass on the project's RTL (the bug is in the RTL, not in the
+//! stimulus).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn scratch() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("repro");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn switchsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchsim"))
+        .args(args)
+        .current_dir(scratch())
+        .output()
+        .expect("switchsim runs")
+}
+
+fn json(o: &Output) -> Value {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out.lines().last().unwrap_or("");
+    serde_json::from_str(line).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {out}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+/// `rtl/mmu.v` with the campaign's mutant that turns the release into an
+/// addition, and the primitives it instantiates: the `--rtl` list.
+fn mutant_rtl() -> String {
+    let rtl = cosim::design::rtl_dir();
+    let files = cosim::toolchain::rtl_files(&rtl, "mmu").unwrap();
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let m = switchsim::mutate::operators::mutants(&text)
+        .into_iter()
+        .find(|m| m.op == "arith" && m.after.contains("min_cw(rel + rel_h"))
+        .expect("the mutation operators still make the release mutant of mmu.v");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[m.line - 1] = &m.after;
+    let top = scratch().join("mmu.v");
+    std::fs::write(&top, lines.join("\n") + "\n").unwrap();
+    std::iter::once(top)
+        .chain(files[1..].iter().cloned())
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn first_diff(m: &Value) -> (i64, String, String, String) {
+    let d = &m["diffs"][0];
+    (
+        m["cycle"].as_i64().unwrap(),
+        d["signal"].as_str().unwrap().to_string(),
+        d["expected"].to_string(),
+        d["actual"].to_string(),
+    )
+}
+
+#[test]
+fn a_real_rtl_bug_replays_to_the_same_first_divergence() {
+    let rtl = mutant_rtl();
+    let dir = scratch();
+    let o = switchsim(&[
+        "run", "mmu", "--cycles", "50000", "--seed", "5", "--rtl", &rtl, "--out", "bug", "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the mutant is not caught:\n{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let m = json(&o)["mismatch"].clone();
+    let first = first_diff(&m);
+    let repro = dir.join(m["repro"].as_str().expect("a repro.stim"));
+    let short = dir.join(m["shrunk"].as_str().expect("a repro-short.stim"));
+    assert!(repro.exists() && short.exists(), "{m}");
+
+    let replay = |file: &Path, rtl: Option<&str>| {
+        let mut args = vec![
+            "replay",
+            file.to_str().unwrap(),
+            "--json",
+            "--out",
+            "replayed",
+        ];
+        if let Some(r) = rtl {
+            args.extend(["--rtl", r]);
+        }
+        switchsim(&args)
+    };
+    let o = replay(&repro, Some(&rtl));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(first_diff(&json(&o)["mismatch"]), first, "repro.stim");
+
+    let o = replay(&short, Some(&rtl));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let s = first_diff(&json(&o)["mismatch"]);
+    assert_eq!(s.1, first.1, "repro-short.stim fails on another signal");
+    assert!(
+        s.0 < first.0,
+        "the short window diverges at its cycle {}, no sooner than the run ({})",
+        s.0,
+        first.0
+    );
+
+    for f in [&repro, &short] {
+        let o = replay(f, None);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{} fails on the project's RTL: {}",
+            f.display(),
+            String::from_utf8_lossy(&o.stdout)
+        );
+    }
+}

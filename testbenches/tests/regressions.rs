@@ -1,0 +1,167 @@
+//! The regression stimuli still catch what they were saved for: each
+//! `testbenches/regressions/<block>/*.stim` with a `.mutant` manifest beside
+//! it (the one-line change of `rtl/<block>.v` it was saved from, by
+//! `switchsim mutate --save-kills`) is replayed against the current RTL with
+//! that change made, built on the fly as the mutation campaign builds its
+//! mutants, and must fail. (That each also passes on the unchanged RTL is
+//! every block's own `regression_files_replay` test.)
+
+mod support;
+
+use cosim::design::UserMap;
+use cosim::lockstep::{self, Options, Outcome, UserRtl, Waves};
+use model::stim::Stimulus;
+use std::path::{Path, PathBuf};
+use testbenches::registry::Visit;
+use testbenches::Bench;
+
+/// A manifest: the line of `rtl/<block>.v` before and after the change.
+struct Manifest {
+    block: String,
+    id: String,
+    before: String,
+    after: String,
+}
+
+fn manifest(path: &Path) -> Manifest {
+    let text = std::fs::read_to_string(path).unwrap();
+    let field = |k: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k} ")))
+            .unwrap_or_else(|| panic!("{}: no `{k}` line", path.display()))
+            .to_string()
+    };
+    Manifest {
+        block: field("block"),
+        id: field("id"),
+        before: field("before"),
+        after: field("after"),
+    }
+}
+
+/// The RTL files of `B` with the manifest's change made to its own file,
+/// in a scratch folder.
+fn mutant_rtl(m: &Manifest, f: &Path) -> Vec<PathBuf> {
+    let rtl = cosim::design::rtl_dir();
+    let files = cosim::toolchain::rtl_files(&rtl, &m.block).unwrap();
+    let src = std::fs::read_to_string(&files[0]).unwrap();
+    let hits: Vec<usize> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim() == m.before.trim())
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(
+        hits.len(),
+        1,
+        "{}: the line of mutant {} is {} times in rtl/{}.v: `{}` (re-save the regression with \
+         `switchsim mutate {} --save-kills testbenches/regressions`)",
+        f.display(),
+        m.id,
+        hits.len(),
+        m.block,
+        m.before.trim(),
+        m.block
+    );
+    let mut lines: Vec<String> = src.lines().map(str::to_string).collect();
+    let indent: String = lines[hits[0]]
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .collect();
+    lines[hits[0]] = format!("{indent}{}", m.after.trim());
+    let dir = support::out_dir().join("regressions").join(format!(
+        "{}-{}",
+        m.block,
+        m.id.replace(':', "-")
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let top = dir.join(files[0].file_name().unwrap());
+    std::fs::write(&top, lines.join("\n") + "\n").unwrap();
+    std::iter::once(top)
+        .chain(files[1..].iter().cloned())
+        .collect()
+}
+
+type Job = Box<dyn FnOnce() -> Result<(), String> + Send>;
+
+/// Collects one job per regression stimulus with a manifest.
+struct Jobs(Vec<Job>);
+
+impl Visit for Jobs {
+    fn visit<B: Bench>(&mut self) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("regressions")
+            .join(B::NAME);
+        let mut stims: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "stim"))
+            .collect();
+        stims.sort();
+        assert!(
+            stims.iter().any(|s| s.with_extension("mutant").exists()),
+            "{}: no regression stimulus names the mutant it catches (a `.mutant` beside it)",
+            dir.display()
+        );
+        for s in stims {
+            let mf = s.with_extension("mutant");
+            if !mf.exists() {
+                continue;
+            }
+            self.0.push(Box::new(move || {
+                let m = manifest(&mf);
+                assert_eq!(m.block, B::NAME, "{}", mf.display());
+                let files = mutant_rtl(&m, &mf);
+                let text = std::fs::read_to_string(&s).unwrap();
+                let stim = Stimulus::<B>::from_text(&text, &B::variants())
+                    .map_err(|e| format!("{}: {e}", s.display()))?;
+                let opts = Options {
+                    out_dir: support::out_dir().join("regressions"),
+                    waves: Waves::Never,
+                    user: Some(UserRtl {
+                        files,
+                        top: None,
+                        map: UserMap::default(),
+                        quick: true,
+                    }),
+                    ..Options::default()
+                };
+                match lockstep::run(&stim, &opts) {
+                    Ok(Outcome::Mismatch(_)) => Ok(()),
+                    Ok(_) => Err(format!(
+                        "{} no longer catches mutant {} (`{}`)",
+                        s.display(),
+                        m.id,
+                        m.after.trim()
+                    )),
+                    Err(e) => Err(format!("{}: {e:#}", s.display())),
+                }
+            }));
+        }
+    }
+}
+
+#[test]
+fn every_regression_stimulus_catches_its_mutant() {
+    let mut jobs = Jobs(Vec::new());
+    testbenches::registry::each(&mut jobs);
+    let n = jobs.0.len();
+    assert!(n >= testbenches::registry::names().len());
+    // Two at a time: each builds its mutant (one compiler process).
+    let queue = std::sync::Mutex::new(jobs.0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|sc| {
+        for _ in 0..2 {
+            sc.spawn(|| loop {
+                let Some(job) = queue.lock().unwrap().pop() else {
+                    return;
+                };
+                if let Err(e) = job() {
+                    failures.lock().unwrap().push(e);
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
