@@ -937,7 +937,7 @@ pub struct StudyOpts {
 /// line per run, and writes the CSVs and charts.
 pub fn study(base: &LoopConfig, o: &StudyOpts, stem: &std::path::Path) -> Result<Vec<Summary>> {
     let sets = settings(base, o.rec, &o.exps);
-    let mut done: Vec<Row> = if o.resume && stem.with_extension("csv").exists() {
+    let done: Vec<Row> = if o.resume && stem.with_extension("csv").exists() {
         read_rows(&stem.with_extension("csv"))?
     } else {
         vec![]
@@ -962,7 +962,7 @@ pub fn study(base: &LoopConfig, o: &StudyOpts, stem: &std::path::Path) -> Result
         o.len.min,
         o.len.max
     );
-    let out = std::sync::Mutex::new(&mut done);
+    let out = std::sync::Mutex::new(done);
     crate::sweep::par_map(&todo, o.jobs, |_, (s, seed)| {
         let cfg = LoopConfig {
             seed: *seed,
@@ -991,7 +991,7 @@ pub fn study(base: &LoopConfig, o: &StudyOpts, stem: &std::path::Path) -> Result
         )?;
         Ok(())
     })?;
-    drop(out);
+    let mut done = out.into_inner().map_err(|_| anyhow!("a worker failed"))?;
     // In the settings' order, then by seed.
     let order = |r: &Row| {
         sets.iter()
