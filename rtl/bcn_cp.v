@@ -10,11 +10,14 @@
 // min(length, depth) bytes of its queue (a longer one is clamped and flagged);
 // an arrival is admitted when it fits both its queue limit and the buffer
 // limit after the release, else dropped and counted; the arrival is sampled
-// when the low 10 bits of the LFSR (prim_lfsr, stepped 16 times per arrival)
-// are below cfg_pm_i; on a sample, with Q the queue's depth at the end of the
-// cycle: Qoff = sat16((Qeq - Q) >>> 6), Qdelta = sat16((Q - Qold) >>> 6),
+// when it is not a BCN frame (arr_etype_i != cfg_etype_i) and the low 10
+// bits of the LFSR (prim_lfsr, stepped 16 times per arrival) are below
+// cfg_pm_i; on a sample, with Q the queue's depth at the end of the cycle:
+// Qoff = sat16((Qeq - Q) >>> 6), Qdelta = sat16((Q - Qold) >>> 6),
 // Fb = sat16(Qoff - ((cfg_w_i * Qdelta) >>> 2)), Qold = Q; a message is sent
-// when Fb < 0 or the frame carries a rate-limiter tag. The message is output
+// when Fb < 0 or the frame's rate-limiter tag names this point (its CPID is
+// {cfg_cpid_i, queue}). A departing tag is stripped only when it names this
+// point. The message is output
 // as parallel fields in the same cycle (msg_*) and as a 64-byte Ethernet frame
 // with FCS (prim_crc32), eight beats from the next cycle on when the
 // transmitter is free, else held in one pending slot, else dropped and counted.
@@ -54,11 +57,14 @@ module bcn_cp #(
   input  wire [2:0]           arr_prio_i,
   input  wire                 arr_rlt_i,
   input  wire [15:0]          arr_rlt_id_i,
+  input  wire [15:0]          arr_rlt_cpid_i,
+  input  wire [15:0]          arr_etype_i,
   // departure
   input  wire                 dep_valid_i,
   input  wire [2:0]           dep_queue_i,
   input  wire [13:0]          dep_len_i,
   input  wire                 dep_rlt_i,
+  input  wire [15:0]          dep_rlt_cpid_i,
   // combinational results of this cycle
   output wire                 arr_drop_o,
   output wire                 sample_o,
@@ -72,6 +78,9 @@ module bcn_cp #(
   output wire signed [15:0]   msg_fb_o,
   output wire                 msg_rlt_o,
   output wire [15:0]          msg_rlt_id_o,
+  output wire [15:0]          msg_rlt_cpid_o,
+  output wire                 msg_rlt_own_o,
+  output wire [15:0]          msg_etype_o,
   output wire [31:0]          msg_ts_o,
   output wire                 dep_strip_o,
   output wire [2:0]           err_o,
@@ -93,7 +102,7 @@ module bcn_cp #(
 
   localparam integer TW = QW + 3;            // total depth
   localparam integer LW = 14;                // frame length
-  localparam integer MW = 16 + 1 + 32 + 16 + 16 + 16 + 3 + 48 + 48;  // a message
+  localparam integer MW = 16 + 16 + 16 + 1 + 32 + 16 + 16 + 16 + 3 + 48 + 48;  // a message
   localparam [31:0] CRC_INIT  = 32'hFFFF_FFFF;
   localparam [15:0] TPID      = 16'h8100;
   localparam [15:0] RLT_ETYPE = 16'h22E9;
@@ -125,8 +134,8 @@ module bcn_cp #(
   // pend_valid_q), so not reset.
   reg [47:0]      cur_sa_q, cur_da_q, pend_sa_q, pend_da_q;
   reg [2:0]       cur_prio_q, pend_prio_q;
-  reg [15:0]      cur_cpid_q, cur_qoff_q, cur_qdelta_q, cur_rlt_id_q;
-  reg [15:0]      pend_cpid_q, pend_qoff_q, pend_qdelta_q, pend_rlt_id_q;
+  reg [15:0]      cur_cpid_q, cur_qoff_q, cur_qdelta_q, cur_rlt_id_q, cur_rlt_cpid_q, cur_etype_q;
+  reg [15:0]      pend_cpid_q, pend_qoff_q, pend_qdelta_q, pend_rlt_id_q, pend_rlt_cpid_q, pend_etype_q;
   reg [31:0]      cur_ts_q, pend_ts_q;
   reg             cur_rlt_q, pend_rlt_q;
   reg [MW-1:0]    cur_d, pend_d;
@@ -150,10 +159,10 @@ module bcn_cp #(
   end
 
   always @(posedge clk_i) begin
-    {cur_rlt_id_q, cur_rlt_q, cur_ts_q, cur_qdelta_q, cur_qoff_q, cur_cpid_q,
-     cur_prio_q, cur_da_q, cur_sa_q} <= cur_d;
-    {pend_rlt_id_q, pend_rlt_q, pend_ts_q, pend_qdelta_q, pend_qoff_q, pend_cpid_q,
-     pend_prio_q, pend_da_q, pend_sa_q} <= pend_d;
+    {cur_etype_q, cur_rlt_cpid_q, cur_rlt_id_q, cur_rlt_q, cur_ts_q, cur_qdelta_q,
+     cur_qoff_q, cur_cpid_q, cur_prio_q, cur_da_q, cur_sa_q} <= cur_d;
+    {pend_etype_q, pend_rlt_cpid_q, pend_rlt_id_q, pend_rlt_q, pend_ts_q, pend_qdelta_q,
+     pend_qoff_q, pend_cpid_q, pend_prio_q, pend_da_q, pend_sa_q} <= pend_d;
   end
 
   // ---------------------------------------------------------------------------
@@ -199,7 +208,8 @@ module bcn_cp #(
   wire [QW-1:0] qn     = q1_a + inc;
 
   assign arr_drop_o  = arr_in && !admit;
-  assign dep_strip_o = dep_in && dep_rlt_i;
+  // A departing tag is stripped only when it names this point.
+  assign dep_strip_o = dep_in && dep_rlt_i && (dep_rlt_cpid_i == {cfg_cpid_i, dep_queue_i});
   assign err_o       = {dep_valid_i && !dep_in, arr_valid_i && !arr_in, dep_in && dep_over};
 
   genvar g;
@@ -242,7 +252,9 @@ module bcn_cp #(
     .en_i    (arr_valid_i),
     .state_o (lfsr)
   );
-  wire sample = arr_in && ({1'b0, lfsr[9:0]} < cfg_pm_i);
+  // A BCN frame (the BCN EtherType) is never sampled: no BCN about BCN.
+  wire bcn    = arr_etype_i == cfg_etype_i;
+  wire sample = arr_in && !bcn && ({1'b0, lfsr[9:0]} < cfg_pm_i);
 
   // x saturated to signed 16 bits: in range when bits 31..15 are all equal.
   function automatic [15:0] sat16(input [31:0] x);
@@ -258,7 +270,10 @@ module bcn_cp #(
   wire signed [31:0] wq     = $signed({27'd0, cfg_w_i}) * $signed({{16{qdel[15]}}, qdel});
   wire signed [31:0] fb_x   = $signed({{16{qoff[15]}}, qoff}) - (wq >>> 2);
   wire [15:0]        fb     = sat16(fb_x);
-  wire               msg    = sample && (fb[15] || arr_rlt_i);
+  wire [15:0]        cpid   = {cfg_cpid_i, arr_queue_i};
+  // The sampled frame's tag names this point: answered with any Fb.
+  wire               own    = arr_rlt_i && (arr_rlt_cpid_i == cpid);
+  wire               msg    = sample && (fb[15] || own);
 
   always @(*) begin
     qold_d = qold_q;
@@ -267,9 +282,10 @@ module bcn_cp #(
     end
   end
 
-  wire [15:0] rlt_id = (sample && arr_rlt_i) ? arr_rlt_id_i : 16'd0;
-  wire [15:0] cpid   = {cfg_cpid_i, arr_queue_i};
-  wire [MW-1:0] msg_new = {rlt_id, arr_rlt_i, ts_q, qdel, qoff, cpid, arr_prio_i, arr_da_i, arr_sa_i};
+  wire [15:0] rlt_id   = (sample && arr_rlt_i) ? arr_rlt_id_i : 16'd0;
+  wire [15:0] rlt_cpid = (sample && arr_rlt_i) ? arr_rlt_cpid_i : 16'd0;
+  wire [MW-1:0] msg_new = {arr_etype_i, rlt_cpid, rlt_id, arr_rlt_i, ts_q, qdel, qoff, cpid,
+                           arr_prio_i, arr_da_i, arr_sa_i};
 
   assign sample_o      = sample;
   assign msg_valid_o   = msg;
@@ -282,6 +298,9 @@ module bcn_cp #(
   assign msg_fb_o      = sample ? fb : 16'd0;
   assign msg_rlt_o     = sample && arr_rlt_i;
   assign msg_rlt_id_o  = rlt_id;
+  assign msg_rlt_cpid_o = rlt_cpid;
+  assign msg_rlt_own_o = sample && own;
+  assign msg_etype_o   = sample ? arr_etype_i : 16'd0;
   assign msg_ts_o      = sample ? ts_q : 32'd0;
 
   // ---------------------------------------------------------------------------
@@ -299,10 +318,14 @@ module bcn_cp #(
 
   // Frame bytes 0..63, byte b in bits [8b +: 8]; bytes 60..63 (the FCS) are
   // inserted on the last beat.
+  // Bytes 44..51: the sampled frame's rate-limiter tag (0x22E9, CPID, id)
+  // and its EtherType; untagged, its EtherType and six zero bytes.
+  wire [63:0] tail = cur_rlt_q ? {l16(cur_etype_q), l16(cur_rlt_id_q), l16(cur_rlt_cpid_q), l16(RLT_ETYPE)}
+                               : {48'd0, l16(cur_etype_q)};
   wire [511:0] head = {
     32'd0,                                            // 60..63 FCS
-    96'd0,                                            // 48..59 padding
-    cur_rlt_q ? {l16(cur_rlt_id_q), l16(RLT_ETYPE)} : 32'd0,  // 44..47 RLT tag
+    64'd0,                                            // 52..59 padding
+    tail,                                             // 44..51 RLT tag, EtherType
     8'd0, cur_prio_q, 5'd0, l16(TPID),                // 40..43 Q-tag of the sampled frame
     l48(cur_sa_q),                                    // 34..39 its SA
     l48(cur_da_q),                                    // 28..33 its DA
@@ -329,10 +352,10 @@ module bcn_cp #(
   assign tx_empty_o = 3'd0;
   assign tx_data_o  = !tx_busy_q ? 64'd0 : tx_last ? {~tx_crc_next, tx_raw[31:0]} : tx_raw;
 
-  wire [MW-1:0] cur_q  = {cur_rlt_id_q, cur_rlt_q, cur_ts_q, cur_qdelta_q, cur_qoff_q,
-                          cur_cpid_q, cur_prio_q, cur_da_q, cur_sa_q};
-  wire [MW-1:0] pend_q = {pend_rlt_id_q, pend_rlt_q, pend_ts_q, pend_qdelta_q, pend_qoff_q,
-                          pend_cpid_q, pend_prio_q, pend_da_q, pend_sa_q};
+  wire [MW-1:0] cur_q  = {cur_etype_q, cur_rlt_cpid_q, cur_rlt_id_q, cur_rlt_q, cur_ts_q,
+                          cur_qdelta_q, cur_qoff_q, cur_cpid_q, cur_prio_q, cur_da_q, cur_sa_q};
+  wire [MW-1:0] pend_q = {pend_etype_q, pend_rlt_cpid_q, pend_rlt_id_q, pend_rlt_q, pend_ts_q,
+                          pend_qdelta_q, pend_qoff_q, pend_cpid_q, pend_prio_q, pend_da_q, pend_sa_q};
   wire free = !tx_busy_q || tx_last;
   reg  msg_drop;
   always @(*) begin

@@ -12,14 +12,15 @@
 //   1. release: limiters whose head frame has its tokens (tokens >= len << 16)
 //      and the bypass (an offered frame matching no limiter) request the
 //      line; prim_rr_arb grants one (index K = bypass); a limiter's frame
-//      leaves tagged with its id
+//      leaves tagged with its id and its CPID (the point it answers to)
 //   2. admission: an offered frame matching limiter j enters j's FIFO if j
 //      is not draining (rate < line) and has room after step 1
 //   3. message: Fb = Qoff - floor(W Qdelta) saturated to 16 bits; decrease
 //      rate - min(rate |Fb| 2^-gd, rate / 2), at least the minimum; increase
 //      rate + Fb Ru 2^-gi, at most the line rate; install on Fb < 0 for an
 //      unknown key; table full: coarsen to the priority, else limiter 0 to
-//      the link
+//      the link; Fb >= 0 acts only from the limiter's own point (msg_cpid_i
+//      equal to its recorded CPID), a decrease from any point records it
 //   4. removal: a limiter at the line rate with an empty FIFO, or whose idle
 //      timer (prim_timer) expires
 //
@@ -68,6 +69,7 @@ module bcn_rp #(
   output reg  [13:0]       out_len_o,
   output reg               out_tag_valid_o,
   output reg  [IW-1:0]     out_tag_id_o,
+  output reg  [15:0]       out_tag_cpid_o,
   output wire [15:0]       msg_fb_o,
   output reg  [2:0]        msg_act_o,
   output reg  [IW-1:0]     msg_lim_o,
@@ -187,6 +189,7 @@ module bcn_rp #(
     out_valid_o     = arb_valid;
     out_tag_valid_o = arb_valid && !bypass;
     out_tag_id_o    = {IW{1'b0}};
+    out_tag_cpid_o  = 16'd0;
     out_da_o        = 48'd0;
     out_prio_o      = 3'd0;
     out_len_o       = 14'd0;
@@ -196,7 +199,8 @@ module bcn_rp #(
       out_prio_o = in_prio_i;
       out_len_o  = in_len_i;
     end else if (arb_valid) begin
-      out_tag_id_o = arb_idx[IW-1:0];
+      out_tag_id_o   = arb_idx[IW-1:0];
+      out_tag_cpid_o = cpid_q[arb_idx[IW-1:0]*16 +: 16];
       out_da_o     = fifo_da_q[ho*48 +: 48];
       out_prio_o   = fifo_prio_q[ho*3 +: 3];
       out_len_o    = fifo_len_q[ho*LW +: LW];
@@ -288,6 +292,11 @@ module bcn_rp #(
         if (fb[15]) begin
           msg_act_o = A_DEC;
           rate_new  = dec_rate(rate_q[ml_idx*RW +: RW], fb_abs, cfg_gd_i, cfg_min_rate_i);
+        end else if (msg_cpid_i != cpid_q[ml_idx*16 +: 16]) begin
+          // Fb >= 0 from a point the limiter does not answer to.
+          app       = 1'b0;
+          msg_lim_o = {IW{1'b0}};
+          msg_act_o = A_IGNORE;
         end else if (fb != 16'd0) begin
           msg_act_o = A_INC;
           rate_new  = inc_rate(rate_q[ml_idx*RW +: RW], fb, cfg_ru_i, cfg_gi_i, cfg_line_rate_i);

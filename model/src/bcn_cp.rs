@@ -4,12 +4,14 @@
 //! Backward Congestion Notification as proposed in seed 003 ("Congestion
 //! Point", steps 1 to 6): the egress queues of one switch port keep their
 //! depth in bytes; arriving frames are sampled with probability Pm by an
-//! LFSR; on a sample the queue's offset from equilibrium and its change
-//! since the last sample give the feedback `Fb = Qoff - W * Qdelta`; a
-//! negative feedback, or any sampled frame carrying a rate-limiter tag,
-//! sends a BCN message back to the frame's source, both as parallel fields
-//! (the same cycle) and as a 64-byte Ethernet frame with FCS, eight beats on
-//! a PFC-style stream. Rate-limiter tags are reported stripped on departure.
+//! LFSR (never a BCN frame); on a sample the queue's offset from
+//! equilibrium and its change since the last sample give the feedback
+//! `Fb = Qoff - W * Qdelta`; a negative feedback, or a sampled frame whose
+//! rate-limiter tag names this congestion point, sends a BCN message back
+//! to the frame's source, both as parallel fields (the same cycle) and as a
+//! 64-byte Ethernet frame with FCS, eight beats on a PFC-style stream.
+//! Rate-limiter tags naming this point are reported stripped on departure;
+//! tags naming another point stay.
 //!
 //! Latency: `arr_drop_o`, `sample_o`, the `msg_*` fields, `dep_strip_o`,
 //! `err_o` depend on the inputs of the cycle; the frame stream, the depths
@@ -36,6 +38,8 @@ pub const TPID: u16 = 0x8100;
 /// The EtherType of the rate-limiter tag (QCN's CN-TAG) in the rebuilt
 /// header of the sampled frame.
 pub const RLT_ETHERTYPE: u16 = 0x22e9;
+/// Bytes of a rate-limiter tag: EtherType, CPID, limiter id.
+pub const RLT_BYTES: u16 = 6;
 /// Default EtherType of BCN frames: IEEE 802 Local Experimental EtherType 1
 /// (BCN never got an assigned one).
 pub const BCN_ETHERTYPE: u16 = 0x88b5;
@@ -150,6 +154,10 @@ crate::port_group! {
         arr_rlt_i: bool = 1,
         /// The tag's rate-limiter id.
         arr_rlt_id_i: u16 = 16,
+        /// The tag's CPID: the congestion point it names.
+        arr_rlt_cpid_i: u16 = 16,
+        /// Its EtherType (after its tags); cfg_etype_i marks a BCN frame, never sampled.
+        arr_etype_i: u16 = 16 => Radix::Hex,
         /// A frame departs.
         dep_valid_i: bool = 1,
         /// Its queue (ignored and flagged when >= NQ).
@@ -158,6 +166,8 @@ crate::port_group! {
         dep_len_i: u14 = LW,
         /// It carries a rate-limiter tag (from the buffer memory).
         dep_rlt_i: bool = 1,
+        /// That tag's CPID (stripped only when it names this point).
+        dep_rlt_cpid_i: u16 = 16,
     }
 }
 
@@ -188,9 +198,15 @@ crate::port_group! {
         msg_rlt_o: bool = 1,
         /// That tag's rate-limiter id (0 when untagged).
         msg_rlt_id_o: u16 = 16,
+        /// That tag's CPID (0 when untagged).
+        msg_rlt_cpid_o: u16 = 16,
+        /// That tag names this point (any Fb is answered).
+        msg_rlt_own_o: bool = 1,
+        /// The sampled frame's EtherType.
+        msg_etype_o: u16 = 16 => Radix::Hex,
         /// Timestamp: the cycle counter of this cycle.
         msg_ts_o: u32 = TSW,
-        /// The departing frame's rate-limiter tag is stripped (4 bytes less on the wire).
+        /// The departing frame's rate-limiter tag names this point and is stripped (6 bytes less on the wire).
         dep_strip_o: bool = 1,
         /// Bit 0: departure longer than its queue (clamped); bit 1: arrival queue >= NQ; bit 2: departure queue >= NQ.
         err_o: u3 = 3 => Radix::Hex,
@@ -258,6 +274,10 @@ crate::port_group! {
         cur_rlt_q: bool = 1,
         /// Message on the wire: tag id.
         cur_rlt_id_q: u16 = 16,
+        /// Message on the wire: tag CPID.
+        cur_rlt_cpid_q: u16 = 16,
+        /// Message on the wire: the sampled frame's EtherType.
+        cur_etype_q: u16 = 16 => Radix::Hex,
         /// The pending slot holds a message.
         pend_valid_q: bool = 1,
         /// Pending message: sampled SA.
@@ -278,6 +298,10 @@ crate::port_group! {
         pend_rlt_q: bool = 1,
         /// Pending message: tag id.
         pend_rlt_id_q: u16 = 16,
+        /// Pending message: tag CPID.
+        pend_rlt_cpid_q: u16 = 16,
+        /// Pending message: the sampled frame's EtherType.
+        pend_etype_q: u16 = 16 => Radix::Hex,
         /// Counter behind samples_o.
         samples_q: u32 = p.cw,
         /// Counter behind msgs_o.
@@ -312,6 +336,10 @@ pub struct Msg {
     pub rlt: bool,
     /// Its id.
     pub rlt_id: u16,
+    /// Its CPID.
+    pub rlt_cpid: u16,
+    /// The sampled frame's EtherType.
+    pub etype: u16,
 }
 
 /// Saturates `x` to signed 16 bits.
@@ -333,9 +361,10 @@ pub fn feedback(qoff: i16, qdelta: i16, w: u5) -> i16 {
     sat16(qoff as i64 - wd)
 }
 
-/// The message is sent: negative feedback, or a tagged sampled frame.
-pub fn sends(fb: i16, rlt: bool) -> bool {
-    fb < 0 || rlt
+/// The message is sent: negative feedback, or a sampled frame whose tag
+/// names this point (`own`).
+pub fn sends(fb: i16, own: bool) -> bool {
+    fb < 0 || own
 }
 
 /// Bytes 0..59 of the BCN frame of message `m` (everything but the FCS).
@@ -359,7 +388,11 @@ pub fn frame_head(c: &BcnCpConfig, m: &Msg) -> [u8; FRAME_BYTES - 4] {
     f[43] = 0;
     if m.rlt {
         f[44..46].copy_from_slice(&RLT_ETHERTYPE.to_be_bytes());
-        f[46..48].copy_from_slice(&m.rlt_id.to_be_bytes());
+        f[46..48].copy_from_slice(&m.rlt_cpid.to_be_bytes());
+        f[48..50].copy_from_slice(&m.rlt_id.to_be_bytes());
+        f[50..52].copy_from_slice(&m.etype.to_be_bytes());
+    } else {
+        f[44..46].copy_from_slice(&m.etype.to_be_bytes());
     }
     f
 }
@@ -395,7 +428,9 @@ pub fn parse_frame(f: &[u8]) -> Option<(Msg, u8, u16)> {
             qdelta: be16(22) as i16,
             ts: u32::from_be_bytes([f[24], f[25], f[26], f[27]]),
             rlt,
-            rlt_id: if rlt { be16(46) } else { 0 },
+            rlt_id: if rlt { be16(48) } else { 0 },
+            rlt_cpid: if rlt { be16(46) } else { 0 },
+            etype: if rlt { be16(50) } else { be16(44) },
         },
         f[14] >> 5,
         be16(16),
@@ -414,10 +449,16 @@ crate::coverage_bins! {
         MissAtThreshold = "miss_at_threshold",
         /// A message for negative feedback (untagged frame).
         MsgNegative = "msg_negative_fb",
-        /// A message for a tagged frame with Fb >= 0.
+        /// A message for a frame tagged by this point, Fb >= 0.
         MsgTaggedNonNegative = "msg_tagged_fb_non_negative",
-        /// A message for a tagged frame with Fb < 0.
+        /// A message for a frame tagged by this point, Fb < 0.
         MsgTaggedNegative = "msg_tagged_fb_negative",
+        /// A message for a frame tagged by another point (Fb < 0: congested here).
+        MsgTagOther = "msg_tag_other_point",
+        /// A frame tagged by another point, sampled with Fb >= 0: no message.
+        TagOtherSilent = "tag_other_point_silent",
+        /// A BCN frame drew LFSR bits below cfg_pm_i: not sampled.
+        BcnNotSampled = "bcn_frame_not_sampled",
         /// A sample without a message (untagged, Fb >= 0).
         SampleNoMsg = "sample_without_msg",
         /// Fb is exactly 0 on a sample.
@@ -456,6 +497,8 @@ crate::coverage_bins! {
         DepEmpties = "departure_empties_queue",
         /// A rate-limiter tag stripped on departure.
         Strip = "tag_stripped",
+        /// A tagged departure whose tag names another point: kept.
+        TagKept = "tag_kept",
         /// A message goes to the pending slot.
         MsgPending = "msg_pending",
         /// A message is dropped (pending slot full).
@@ -505,6 +548,8 @@ impl BcnCp {
             ts: s.cur_ts_q,
             rlt: s.cur_rlt_q,
             rlt_id: s.cur_rlt_id_q,
+            rlt_cpid: s.cur_rlt_cpid_q,
+            etype: s.cur_etype_q,
         }
     }
 
@@ -523,6 +568,8 @@ impl BcnCp {
         s.cur_ts_q = m.ts;
         s.cur_rlt_q = m.rlt;
         s.cur_rlt_id_q = m.rlt_id;
+        s.cur_rlt_cpid_q = m.rlt_cpid;
+        s.cur_etype_q = m.etype;
     }
 
     fn set_pend(s: &mut BcnCpState, m: &Msg) {
@@ -535,6 +582,8 @@ impl BcnCp {
         s.pend_ts_q = m.ts;
         s.pend_rlt_q = m.rlt;
         s.pend_rlt_id_q = m.rlt_id;
+        s.pend_rlt_cpid_q = m.rlt_cpid;
+        s.pend_etype_q = m.etype;
     }
 
     /// The illegal-configuration flag (`cfg_err_o`).
@@ -747,10 +796,14 @@ impl Block for BcnCp {
                 hit(Bin::DepEmpties);
             }
         }
-        let strip = dep_in && i.dep_rlt_i;
+        let dep_cpid = (c.cfg_cpid_i.value() << QIW) | dq as u16;
+        let strip = dep_in && i.dep_rlt_i && i.dep_rlt_cpid_i == dep_cpid;
         o.dep_strip_o = strip;
         if strip {
             hit(Bin::Strip);
+        }
+        if dep_in && i.dep_rlt_i && !strip {
+            hit(Bin::TagKept);
         }
 
         // 2. Arrival: admitted when it fits its queue and the buffer, both
@@ -814,7 +867,11 @@ impl Block for BcnCp {
         //    on every arrival.
         let low = s.lfsr_q as u64 & mask(PM_BITS);
         let pm = c.cfg_pm_i.value() as u64;
-        let sample = arr_in && low < pm;
+        let bcn = i.arr_etype_i == c.cfg_etype_i;
+        let sample = arr_in && !bcn && low < pm;
+        if arr_in && bcn && low < pm {
+            hit(Bin::BcnNotSampled);
+        }
         if arr_in && pm > 0 && low == pm - 1 {
             hit(Bin::SampleAtThreshold);
         }
@@ -839,7 +896,9 @@ impl Block for BcnCp {
             let fb = feedback(qoff, qdelta, c.cfg_w_i);
             s.qold_q[aq] = qn as u32;
             let rlt = i.arr_rlt_i;
-            let send = sends(fb, rlt);
+            let cpid = (c.cfg_cpid_i.value() << QIW) | aq as u16;
+            let own = rlt && i.arr_rlt_cpid_i == cpid;
+            let send = sends(fb, own);
             if qoff_x > i16::MAX as i64 {
                 hit(Bin::QoffSatPos);
             }
@@ -871,22 +930,26 @@ impl Block for BcnCp {
             if !admit {
                 hit(Bin::SampleDropped);
             }
-            match (send, rlt) {
-                (false, _) => hit(Bin::SampleNoMsg),
-                (true, false) => hit(Bin::MsgNegative),
-                (true, true) if fb < 0 => hit(Bin::MsgTaggedNegative),
-                (true, true) => hit(Bin::MsgTaggedNonNegative),
+            match (send, rlt, own) {
+                (false, true, _) => hit(Bin::TagOtherSilent),
+                (false, false, _) => hit(Bin::SampleNoMsg),
+                (true, false, _) => hit(Bin::MsgNegative),
+                (true, true, false) => hit(Bin::MsgTagOther),
+                (true, true, true) if fb < 0 => hit(Bin::MsgTaggedNegative),
+                (true, true, true) => hit(Bin::MsgTaggedNonNegative),
             }
             let m = Msg {
                 sa: i.arr_sa_i,
                 da: i.arr_da_i,
                 prio: i.arr_prio_i.value(),
-                cpid: (c.cfg_cpid_i.value() << QIW) | aq as u16,
+                cpid,
                 qoff,
                 qdelta,
                 ts: s.ts_q,
                 rlt,
                 rlt_id: if rlt { i.arr_rlt_id_i } else { 0 },
+                rlt_cpid: if rlt { i.arr_rlt_cpid_i } else { 0 },
+                etype: i.arr_etype_i,
             };
             o.sample_o = true;
             o.msg_valid_o = send;
@@ -899,6 +962,9 @@ impl Block for BcnCp {
             o.msg_fb_o = S16::new(fb);
             o.msg_rlt_o = rlt;
             o.msg_rlt_id_o = m.rlt_id;
+            o.msg_rlt_cpid_o = m.rlt_cpid;
+            o.msg_rlt_own_o = own;
+            o.msg_etype_o = m.etype;
             o.msg_ts_o = m.ts;
             if send {
                 msg = Some(m);
@@ -981,6 +1047,8 @@ impl BcnCp {
             ts: s.pend_ts_q,
             rlt: s.pend_rlt_q,
             rlt_id: s.pend_rlt_id_q,
+            rlt_cpid: s.pend_rlt_cpid_q,
+            etype: s.pend_etype_q,
         }
     }
 }
@@ -998,6 +1066,9 @@ fn refill_msg(o: &mut BcnCpOutputs) {
     o.msg_fb_o = S16::new(0);
     o.msg_rlt_o = false;
     o.msg_rlt_id_o = 0;
+    o.msg_rlt_cpid_o = 0;
+    o.msg_rlt_own_o = false;
+    o.msg_etype_o = 0;
     o.msg_ts_o = 0;
 }
 
@@ -1036,6 +1107,7 @@ mod tests {
         assert_eq!(feedback(32_767, -32_768, w(31)), 32_767);
         assert_eq!(feedback(-32_768, -1, w(4)), -32_767);
         assert!(sends(-1, false) && !sends(0, false) && sends(0, true) && sends(5, true));
+        assert!(sends(-1, true) && !sends(3, false));
     }
 
     fn arrival(q: u8, len: u16) -> BcnCpInputs {

@@ -8,6 +8,9 @@
 //! and an idle timer (`prim_timer`); a round-robin arbiter (`prim_rr_arb`)
 //! chooses one frame per cycle among the limiters whose head frame has its
 //! tokens and the bypass (the offered frame, when it matches no limiter).
+//! A limiter answers to the congestion point whose message last acted on
+//! it (its CPID, carried in its frames' tags): a decrease is taken from any
+//! point, an increase or a hold only from that one.
 //!
 //! Latency: `in_ready_o`, the frame on `out_*`, the message's feedback and
 //! action, and the removal events are outputs of the same cycle
@@ -148,6 +151,8 @@ crate::port_group! {
         out_tag_valid_o: bool = 1,
         /// The limiter it leaves (0 when untagged).
         out_tag_id_o: u8 = p.iw(),
+        /// The CPID its tag names: that limiter's point (0 when untagged).
+        out_tag_cpid_o: u16 = 16,
         /// Fb of this cycle's message inputs.
         msg_fb_o: I16 = 16,
         /// What the message did (see `Act`).
@@ -215,15 +220,16 @@ pub enum Act {
     /// No message.
     #[default]
     None = 0,
-    /// No limiter for its key and Fb >= 0, or an illegal configuration.
+    /// No limiter for its key and Fb >= 0; or Fb >= 0 from a point other
+    /// than the limiter's; or an illegal configuration.
     Ignore = 1,
     /// A new limiter installed (Fb < 0).
     Install = 2,
     /// Multiplicative decrease (Fb < 0).
     Decrease = 3,
-    /// Additive increase (Fb > 0).
+    /// Additive increase (Fb > 0, from the limiter's point).
     Increase = 4,
-    /// Fb = 0: the rate is kept.
+    /// Fb = 0 from the limiter's point: the rate is kept.
     Hold = 5,
     /// Table full: a (DA, prio) limiter of the same priority coarsened to
     /// that priority, then decreased.
@@ -274,6 +280,8 @@ crate::coverage_bins! {
         Increase = "increase",
         Hold = "fb_zero_hold",
         Ignore = "ignore_no_limiter",
+        IgnoreOtherPoint = "ignore_other_point",
+        DecreaseOtherPoint = "decrease_other_point",
         FallbackPrio = "fallback_prio",
         FallbackLink = "fallback_link",
         DecreaseCapped = "decrease_capped_at_half",
@@ -509,7 +517,15 @@ impl Block for BcnRp {
         hit(Bin::Decrease, e.act == Act::Decrease);
         hit(Bin::Increase, e.act == Act::Increase);
         hit(Bin::Hold, e.act == Act::Hold);
-        hit(Bin::Ignore, e.act == Act::Ignore && !self.cfg_err);
+        hit(
+            Bin::Ignore,
+            e.act == Act::Ignore && !self.cfg_err && !e.other_point,
+        );
+        hit(Bin::IgnoreOtherPoint, e.act == Act::Ignore && e.other_point);
+        hit(
+            Bin::DecreaseOtherPoint,
+            e.act == Act::Decrease && e.other_point,
+        );
         hit(Bin::FallbackPrio, e.act == Act::FallbackPrio);
         hit(Bin::FallbackLink, e.act == Act::FallbackLink);
         hit(Bin::DecreaseCapped, e.dec_capped);
@@ -595,6 +611,7 @@ impl Block for BcnRp {
         o.out_valid_o = g.is_some();
         o.out_tag_valid_o = false;
         o.out_tag_id_o = 0;
+        o.out_tag_cpid_o = 0;
         o.out_da_o = 0;
         o.out_prio_o = u3::new(0);
         o.out_len_o = 0;
@@ -607,6 +624,7 @@ impl Block for BcnRp {
                 o.out_len_o = len;
                 o.out_tag_valid_o = true;
                 o.out_tag_id_o = j as u8;
+                o.out_tag_cpid_o = self.s.cpid_q[j];
                 rel = Some(j);
                 ev.tagged_out = true;
             }
@@ -668,10 +686,16 @@ impl Block for BcnRp {
             if self.cfg_err {
                 act = Act::Ignore;
             } else if let Some(j) = ml {
+                let other = i.msg_cpid_i != s.cpid_q[j];
+                ev.other_point = other;
                 applied = Some(j);
                 if neg {
                     act = Act::Decrease;
                     rate_new = dec(s.rate_q[j], &mut ev);
+                } else if other {
+                    // Fb >= 0 from a point the limiter does not answer to.
+                    act = Act::Ignore;
+                    applied = None;
                 } else if fb > 0 {
                     act = Act::Increase;
                     let (n, at_line) = increase(s.rate_q[j], fb as u32, ru, gi, line);
@@ -819,6 +843,8 @@ pub struct Events {
     pub table_full: bool,
     /// The message acted on the limiter the offered frame matched.
     pub msg_frame_same: bool,
+    /// The message came from a point other than its limiter's.
+    pub other_point: bool,
 }
 
 #[cfg(test)]
@@ -907,6 +933,39 @@ mod tests {
         // The (DA, prio) limiter still wins for its own flow.
         assert_eq!(m.lookup(2, 4), Some(1));
         assert_eq!(m.lookup(5, 5), Some(0));
+        m.assert_invariants();
+    }
+
+    #[test]
+    fn only_the_limiters_point_raises_it() {
+        let p = BcnRpParams::default();
+        let c = BcnRp::default_config(&p);
+        let mut m = BcnRp::new(&p, &c);
+        let from = |cpid: u16, qoff: i16| {
+            let mut i = message(1, 3, qoff);
+            i.msg_cpid_i = cpid;
+            i
+        };
+        let mut go = |i: BcnRpInputs| {
+            let o = m.step(&i);
+            (
+                Act::from_code(o.msg_act_o),
+                m.state().rate_q[0],
+                m.state().cpid_q[0],
+            )
+        };
+        let (a, r1, cp) = go(from(1, -32));
+        assert_eq!((a, cp), (Act::Install, 1));
+        // Point 2 has room: it does not raise a rate point 1 set.
+        assert_eq!(go(from(2, 40)), (Act::Ignore, r1, 1));
+        assert_eq!(go(from(2, 0)), (Act::Ignore, r1, 1));
+        // Point 2 congested: it decreases, and the limiter answers to it.
+        let (a, r2, cp) = go(from(2, -16));
+        assert!(a == Act::Decrease && r2 < r1 && cp == 2);
+        assert_eq!(go(from(1, 40)), (Act::Ignore, r2, 2));
+        let (a, r3, cp) = go(from(2, 40));
+        assert!(a == Act::Increase && r3 > r2 && cp == 2);
+        assert_eq!(go(from(2, 0)), (Act::Hold, r3, 2));
         m.assert_invariants();
     }
 }

@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod bcn_loop;
+pub mod bcn_metrics;
 pub mod pfc_system;
 pub mod recn_net;
 pub mod rng;

@@ -14,9 +14,11 @@
 //! sized to land exactly on Qeq, on the queue limit or on the buffer limit).
 //! Departures are realised against the golden model ("up to n bytes of what
 //! the queue holds"; a few raw ones are clamped). Flows come from a small set
-//! of stations, a fraction tagged by a rate limiter. A queue index >= NQ now
-//! and then (variants with fewer than 8 queues). One reset in about 3000
-//! cycles.
+//! of stations, a fraction tagged by a rate limiter, each tag naming this
+//! congestion point (its CPID and the frame's queue) or another one; a few
+//! frames are BCN frames (`cfg_etype_i`), which are never sampled. A queue
+//! index >= NQ now and then (variants with fewer than 8 queues). One reset
+//! in about 3000 cycles.
 
 use crate::rng::Rng;
 use crate::Bench;
@@ -217,6 +219,8 @@ pub struct BcnCpGen {
     len_mode: u8,
     rlt_p: f64,
     dep_rlt_p: f64,
+    own_p: f64,
+    bcn_p: f64,
     prio: u8,
     left: u32,
 }
@@ -236,6 +240,8 @@ impl BcnCpGen {
             len_mode: 0,
             rlt_p: 0.0,
             dep_rlt_p: 0.0,
+            own_p: 0.0,
+            bcn_p: 0.0,
             prio: 0,
             left: 0,
         }
@@ -276,6 +282,9 @@ impl BcnCpGen {
         }
         self.rlt_p = [0.0, 0.0, 0.3, 1.0][r.below(4) as usize];
         self.dep_rlt_p = [0.0, 0.3, 1.0][r.below(3) as usize];
+        // Tags naming this point: all, most, half, none.
+        self.own_p = [1.0, 0.8, 0.5, 0.0][r.below(4) as usize];
+        self.bcn_p = [0.0, 0.0, 0.05, 0.5][r.below(4) as usize];
         self.prio = r.below(8) as u8;
     }
 
@@ -349,6 +358,27 @@ impl Generator<BcnCp> for BcnCpGen {
         } else {
             r.u64() as u16
         };
+        let cpid = |q: usize| (c.cfg_cpid_i.value() << 3) | q as u16;
+        // Another point: this point's id on another queue, or anything.
+        let other = |r: &mut Rng, q: usize| {
+            if r.bool() {
+                cpid((q + 1 + r.below(7) as usize) % 8)
+            } else {
+                r.u64() as u16
+            }
+        };
+        i.arr_rlt_cpid_i = if r.chance(self.own_p) {
+            cpid(aq)
+        } else {
+            other(r, aq)
+        };
+        i.arr_etype_i = if r.chance(self.bcn_p) {
+            c.cfg_etype_i
+        } else if r.chance(0.9) {
+            r.pick(&[0x0800, 0x86dd])
+        } else {
+            r.u64() as u16
+        };
         // A departure of up to what the queue holds, a few raw.
         let have = depth(dq);
         let dlen = match r.weighted(&[5, 3, 1]) {
@@ -361,6 +391,11 @@ impl Generator<BcnCp> for BcnCpGen {
         i.dep_queue_i = u3::new(dq as u8);
         i.dep_len_i = u14::new(dlen as u16);
         i.dep_rlt_i = r.chance(self.dep_rlt_p);
+        i.dep_rlt_cpid_i = if r.chance(self.own_p) {
+            cpid(dq)
+        } else {
+            other(r, dq)
+        };
         Step::Drive
     }
 }
@@ -424,7 +459,7 @@ pub fn frames_of(stim: &Stimulus<BcnCp>) -> Result<Vec<(u64, Vec<u8>)>, String> 
 }
 
 impl Bench for BcnCp {
-    const GENERATOR_VERSION: u32 = 1;
+    const GENERATOR_VERSION: u32 = 2;
     type Gen = BcnCpGen;
     fn generator(p: &BcnCpParams, cfg: &BcnCpConfig, seed: u64) -> BcnCpGen {
         BcnCpGen::new(p, cfg, seed)
@@ -478,6 +513,14 @@ impl Bench for BcnCp {
                 check: None,
             },
             crate::Scenario {
+                name: "several-points",
+                about: "several congestion points: a frame tagged by this point is answered with any Fb, \
+                        one tagged by another point only when Fb < 0; BCN frames are never sampled; \
+                        only this point's tags are stripped",
+                build: scenario::several_points,
+                check: None,
+            },
+            crate::Scenario {
                 name: "pending-and-drop",
                 about: "a message decided while a frame is on the wire waits in the pending slot; \
                         a third one is dropped and counted",
@@ -491,10 +534,11 @@ impl Bench for BcnCp {
                 check: None,
             },
             crate::Scenario {
-                name: "lossless-buffer",
-                about: "seed 003 step 6: a buffer of (input bandwidth x loop delay) absorbs a burst \
-                        without loss; one frame less of buffer drops",
-                build: || scenario::burst(1500 * 40, 40).0,
+                name: "closed-loop",
+                about: "seed 003 steps 1-4 and 6: four sources start together behind reaction points \
+                        (golden models) that hear this point after 250 cycles; the burst's peak \
+                        follows the sampling model (docs/bcn.md)",
+                build: scenario::closed_loop,
                 check: None,
             },
         ]
@@ -515,7 +559,21 @@ pub mod scenario {
         (p, c)
     }
 
-    /// An arrival of `len` bytes on queue `q` from `sa` to `da`.
+    /// The CPID of queue `q` of the scenarios' point (`cfg_cpid_i` of the
+    /// default configuration).
+    pub fn own_cpid(q: u8) -> u16 {
+        let c = BcnCp::default_config(&BcnCpParams::default());
+        (c.cfg_cpid_i.value() << 3) | q as u16
+    }
+
+    /// Another point's CPID.
+    pub const OTHER_CPID: u16 = 0x0777;
+
+    /// An IPv4 frame's EtherType.
+    pub const IPV4: u16 = 0x0800;
+
+    /// An IPv4 arrival of `len` bytes on queue `q` from `sa` to `da`, tagged
+    /// (limiter id 0x42) by this point when `rlt`.
     pub fn arrival(q: u8, len: u16, sa: u64, da: u64, rlt: bool) -> BcnCpInputs {
         let mut i = BcnCpInputs::zero(&BcnCpParams::default());
         i.arr_valid_i = true;
@@ -526,17 +584,30 @@ pub mod scenario {
         i.arr_prio_i = u3::new(3);
         i.arr_rlt_i = rlt;
         i.arr_rlt_id_i = if rlt { 0x0042 } else { 0 };
+        i.arr_rlt_cpid_i = if rlt { own_cpid(q) } else { 0 };
+        i.arr_etype_i = IPV4;
         i
     }
 
-    /// A departure of `len` bytes from queue `q`.
+    /// A departure of `len` bytes from queue `q`, tagged by this point when `rlt`.
     pub fn departure(q: u8, len: u16, rlt: bool) -> BcnCpInputs {
         let mut i = BcnCpInputs::zero(&BcnCpParams::default());
         i.dep_valid_i = true;
         i.dep_queue_i = u3::new(q);
         i.dep_len_i = u14::new(len);
         i.dep_rlt_i = rlt;
+        i.dep_rlt_cpid_i = if rlt { own_cpid(q) } else { 0 };
         i
+    }
+
+    /// `a` with the departure fields of `d`.
+    pub fn with_departure(mut a: BcnCpInputs, d: &BcnCpInputs) -> BcnCpInputs {
+        a.dep_valid_i = d.dep_valid_i;
+        a.dep_queue_i = d.dep_queue_i;
+        a.dep_len_i = d.dep_len_i;
+        a.dep_rlt_i = d.dep_rlt_i;
+        a.dep_rlt_cpid_i = d.dep_rlt_cpid_i;
+        a
     }
 
     fn stim(
@@ -569,10 +640,7 @@ pub mod scenario {
         for t in 0..120usize {
             let mut i = arrival(2, 1500, STATIONS[t % 4], STATIONS[(t + 1) % 4], false);
             if t % 2 == 1 {
-                let d = departure(2, 1500, false);
-                i.dep_valid_i = d.dep_valid_i;
-                i.dep_queue_i = d.dep_queue_i;
-                i.dep_len_i = d.dep_len_i;
+                i = with_departure(i, &departure(2, 1500, false));
             }
             v.push(i);
         }
@@ -596,11 +664,7 @@ pub mod scenario {
             let mut i = arrival(5, 1000, STATIONS[t % 2], STATIONS[3], t % 2 == 0);
             if t >= 20 {
                 // Steady: one in, one out (the queue stays at 20 kB).
-                let d = departure(5, 1000, t % 2 == 1);
-                i.dep_valid_i = d.dep_valid_i;
-                i.dep_queue_i = d.dep_queue_i;
-                i.dep_len_i = d.dep_len_i;
-                i.dep_rlt_i = d.dep_rlt_i;
+                i = with_departure(i, &departure(5, 1000, t % 2 == 1));
             }
             v.push(i);
         }
@@ -608,6 +672,60 @@ pub mod scenario {
             v.push(idle());
         }
         stim(p, c, v, 0xbc3)
+    }
+
+    /// The kind of arrival `several_points` sends in cycle `t`: 0 tagged by
+    /// this point, 1 tagged by another point, 2 untagged, 3 a BCN frame.
+    pub fn several_points_kind(t: usize) -> usize {
+        t % 4
+    }
+
+    /// Several congestion points (docs/bcn_cp.md, rules 1 to 4): queue 5
+    /// is filled to 20 kB (below Qeq = 40 kB, so Fb >= 0), then held there
+    /// (one in, one out) for 200 cycles while the arrivals cycle through a
+    /// frame tagged by this point, one tagged by another point
+    /// (`OTHER_CPID`), an untagged one and a BCN frame, every arrival
+    /// sampled but the BCN frames; the departures alternate between tags
+    /// of this point (stripped) and of the other (kept). Then 80 cycles of
+    /// arrivals only take the queue to 100 kB, past Qeq: every kind but the
+    /// BCN frame now gets a negative message.
+    pub fn several_points() -> Stimulus<BcnCp> {
+        let (p, c) = config(40_000, PM_ALWAYS);
+        let kind = |t: usize| {
+            let mut i = arrival(5, 1000, STATIONS[t % 4], STATIONS[3], false);
+            match several_points_kind(t) {
+                0 => {
+                    i.arr_rlt_i = true;
+                    i.arr_rlt_id_i = 2;
+                    i.arr_rlt_cpid_i = own_cpid(5);
+                }
+                1 => {
+                    i.arr_rlt_i = true;
+                    i.arr_rlt_id_i = 3;
+                    i.arr_rlt_cpid_i = OTHER_CPID;
+                }
+                3 => i.arr_etype_i = c.cfg_etype_i,
+                _ => {}
+            }
+            i
+        };
+        let mut v: Vec<BcnCpInputs> = (0..20)
+            .map(|t| arrival(5, 1000, STATIONS[t % 4], STATIONS[3], false))
+            .collect();
+        for t in 20..220usize {
+            let mut d = departure(5, 1000, true);
+            if t % 2 == 1 {
+                d.dep_rlt_cpid_i = OTHER_CPID;
+            }
+            v.push(with_departure(kind(t), &d));
+        }
+        for t in 220..300usize {
+            v.push(kind(t));
+        }
+        for _ in 0..20 {
+            v.push(idle());
+        }
+        stim(p, c, v, 0xbc7)
     }
 
     /// Three messages in three consecutive cycles: the first starts a frame,
@@ -639,49 +757,45 @@ pub mod scenario {
         for t in 0..20_000usize {
             let mut i = arrival((t % 8) as u8, 64, STATIONS[t % 4], STATIONS[2], false);
             if t > 0 {
-                let d = departure(((t - 1) % 8) as u8, 64, false);
-                i.dep_valid_i = d.dep_valid_i;
-                i.dep_queue_i = d.dep_queue_i;
-                i.dep_len_i = d.dep_len_i;
+                i = with_departure(i, &departure(((t - 1) % 8) as u8, 64, false));
             }
             v.push(i);
         }
         stim(p, c, v, 0xbc5)
     }
 
-    /// Step 6: lossless when buffer >= input bandwidth x control loop delay.
-    /// A source sends 1500-byte frames, one every cycle on top of a
-    /// one-in-two drain, so the queue grows by 750 bytes a cycle; the first
-    /// negative message (Qeq = 0: the first sample) reaches the source
-    /// after `delay` cycles, which then stops. A buffer of `buf` bytes;
-    /// returns the stimulus and the number of drops (model).
-    pub fn burst(buf: u32, delay: usize) -> (Stimulus<BcnCp>, u32) {
-        let (p, mut c) = config(0, PM_ALWAYS);
-        c.cfg_buf_i = buf;
-        c.cfg_qmax_i = mask(p.qw) as u32;
-        let mut m = BcnCp::new(&p, &c);
-        let mut v = Vec::new();
-        let mut stop_at = None;
-        for t in 0..(4 * delay + 40) {
-            let sending = stop_at.is_none_or(|s| t < s);
-            let mut i = if sending {
-                arrival(0, 1500, STATIONS[0], STATIONS[1], false)
-            } else {
-                idle()
-            };
-            if t % 2 == 1 && m.state().q_q[0] >= 1500 {
-                i.dep_valid_i = true;
-                i.dep_queue_i = u3::new(0);
-                i.dep_len_i = u14::new(1500);
-            }
-            let o = m.step(&i);
-            if o.msg_valid_o && stop_at.is_none() {
-                stop_at = Some(t + delay);
-            }
-            v.push(i);
+    /// The closed loop of the burst test (docs/bcn.md, "The lossless buffer
+    /// with sampling"): one point draining 4 B/cycle, Qeq 26,000 B, a
+    /// buffer large enough for any burst (16 MB), four hosts at 8 B/cycle
+    /// with 1500 B frames starting together, reaction points with the
+    /// defaults; Pm = `pm` / 1024, control delay `delay`; the seed sets the
+    /// point's sampling phase (up to 1024 warm-up arrivals).
+    pub fn closed_loop_config(pm: u16, delay: u64, seed: u64) -> studies::bcn_loop::LoopConfig {
+        use studies::bcn_loop::{LoopConfig, Topology};
+        LoopConfig {
+            topo: Topology::one_point(4, 4.0, 26_000, 16_000_000, delay),
+            pm,
+            seed,
+            warmup: 1024,
+            start_spread: 0,
+            ..LoopConfig::default()
         }
-        let drops = m.state().drops_q;
-        (stim(p, c, v, 0xbc6), drops)
+    }
+
+    /// The point's inputs, cycle by cycle, in that closed loop with every
+    /// arrival sampled and 250 cycles of delay (the warm-up and 8,000
+    /// cycles: the burst, its peak and the decline).
+    pub fn closed_loop() -> Stimulus<BcnCp> {
+        let c = closed_loop_config(PM_ALWAYS, 250, 1);
+        let mut l = studies::bcn_loop::ModelLoop::models(&c);
+        l.record_cp_inputs();
+        l.run(8_000).expect("the models do not fail");
+        stim(
+            c.cp_params(),
+            c.cp_config(0),
+            l.cp_inputs.take().unwrap_or_default(),
+            0xbc6,
+        )
     }
 }
 

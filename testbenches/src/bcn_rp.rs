@@ -14,7 +14,10 @@
 //! with 0, 1 and 16383 bytes now and then) and the congestion points send
 //! messages, mostly for flows that have a limiter (closed loop), negative in
 //! congested phases and positive in recovering ones, with the extremes of
-//! Qoff and Qdelta that saturate Fb. Idle phases let limiters time out.
+//! Qoff and Qdelta that saturate Fb. A message names the point its
+//! limiter answers to (its CPID) most of the time, another point otherwise,
+//! so that increases are taken and refused. Idle phases let limiters time
+//! out.
 
 use crate::rng::Rng;
 use crate::Bench;
@@ -237,7 +240,12 @@ impl Generator<BcnRp> for BcnRpGen {
         };
         i.msg_flow_da_i = f.0;
         i.msg_prio_i = u3::new(f.1);
-        i.msg_cpid_i = r.range(0, 3) as u16 | if r.chance(0.01) { 0xfff0 } else { 0 };
+        // The point the flow's limiter answers to, or another one.
+        let st = m.state();
+        i.msg_cpid_i = match m.lookup(f.0, f.1) {
+            Some(j) if r.chance(0.7) => st.cpid_q[j],
+            _ => r.range(0, 3) as u16 | if r.chance(0.01) { 0xfff0 } else { 0 },
+        };
         i.msg_qoff_i = I16::new(qoff as i32);
         i.msg_qdelta_i = I16::new(qd as i32);
         Step::Drive
@@ -245,7 +253,7 @@ impl Generator<BcnRp> for BcnRpGen {
 }
 
 impl Bench for BcnRp {
-    const GENERATOR_VERSION: u32 = 2;
+    const GENERATOR_VERSION: u32 = 3;
     type Gen = BcnRpGen;
     fn generator(p: &BcnRpParams, cfg: &BcnRpConfig, seed: u64) -> BcnRpGen {
         BcnRpGen::new(p, cfg, seed)
@@ -296,6 +304,14 @@ impl Bench for BcnRp {
                 about: "seed 003 RP: more congestion points than limiters: fall back to the \
                         priority, then to the link",
                 build: || s::fallback().0,
+                check: None,
+            },
+            crate::Scenario {
+                name: "two-points",
+                about:
+                    "two congestion points: a limiter answers to the point that last decreased it; \
+                        only that point raises it, and its tags name it",
+                build: || s::two_points().0,
                 check: None,
             },
             crate::Scenario {
@@ -584,6 +600,29 @@ pub mod scenario {
             _ => None,
         });
         (s.stimulus(0xfb), s)
+    }
+
+    /// Two congestion points, CPID 1 and 2: point 1 installs A's limiter
+    /// (cycle 10, Fb = -32); a positive message from point 2 (cycle 100) is
+    /// ignored; a negative one from point 2 (cycle 200) decreases the rate
+    /// and the limiter answers to point 2; a positive one from point 1
+    /// (cycle 300) is ignored, one from point 2 (cycle 400) raises the rate.
+    /// A sends at the line rate throughout.
+    pub fn two_points() -> (Stimulus<BcnRp>, Script) {
+        let mut s = Script::new(BcnRpParams::default(), cfg());
+        let from = |cpid: u16, qoff: i16| Msg {
+            cpid,
+            ..msg(A, qoff)
+        };
+        s.run(500, &[(A, 64, LINE)], |t, _, _| match t {
+            10 => Some(from(1, -32)),
+            100 => Some(from(2, 64)),
+            200 => Some(from(2, -16)),
+            300 => Some(from(1, 64)),
+            400 => Some(from(2, 64)),
+            _ => None,
+        });
+        (s.stimulus(0x2c9), s)
     }
 
     /// A limiter at a low rate, the flow pauses for 100 cycles (less than

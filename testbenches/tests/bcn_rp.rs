@@ -57,6 +57,28 @@ fn check_invariants(s: &Stimulus<BcnRp>) -> Result<(), TestCaseError> {
             let j = o.out_tag_id_o as usize;
             prop_assert!(before.valid_q[j], "cycle {t}: tag of a free limiter");
             prop_assert!(before.cnt_q[j] > 0);
+            prop_assert_eq!(
+                o.out_tag_cpid_o,
+                before.cpid_q[j],
+                "cycle {}: the tag names its point",
+                t
+            );
+        } else {
+            prop_assert_eq!(o.out_tag_cpid_o, 0);
+        }
+        // Fb >= 0 acts only from the limiter's own point.
+        if i.msg_valid_i && !o.cfg_err_o {
+            let act = Act::from_code(o.msg_act_o);
+            if matches!(act, Act::Increase | Act::Hold) {
+                let j = o.msg_lim_o as usize;
+                prop_assert_eq!(
+                    i.msg_cpid_i,
+                    before.cpid_q[j],
+                    "cycle {}: {:?} from another point",
+                    t,
+                    act
+                );
+            }
         }
         // Frames are conserved: the count moves by enqueue - release.
         let st = m.state();
@@ -248,6 +270,42 @@ fn fallback_to_coarser_keys_when_the_table_is_full() {
     }
     assert_eq!(o[401].lim_rate_o[0] as u64, want);
     support::lockstep_or_report(&stim, "fallback");
+}
+
+/// Two congestion points: the limiter answers to the point that last
+/// decreased it (its CPID, carried in its frames' tags); only that point's
+/// positive feedback raises it.
+#[test]
+fn only_the_point_that_set_the_rate_raises_it() {
+    let (stim, s) = scenario::two_points();
+    let o = &s.outs;
+    let rate = |t: usize| o[t].lim_rate_o[0];
+    assert_eq!(act(&o[10]), Act::Install);
+    assert_eq!(o[11].lim_cpid_o[0], 1);
+    // Point 2 has room: its positive message is ignored.
+    assert_eq!(act(&o[100]), Act::Ignore);
+    assert_eq!((rate(101), o[101].lim_cpid_o[0]), (rate(100), 1));
+    // Point 2 is congested: it decreases the rate and takes the limiter.
+    assert_eq!(act(&o[200]), Act::Decrease);
+    assert!(rate(201) < rate(200) && o[201].lim_cpid_o[0] == 2);
+    // Point 1 cannot raise it any more; point 2 can.
+    assert_eq!(act(&o[300]), Act::Ignore);
+    assert_eq!(rate(301), rate(300));
+    assert_eq!(act(&o[400]), Act::Increase);
+    assert!(rate(401) > rate(400));
+    // The tags name the point the limiter answers to.
+    let tags = |a: usize, b: usize| -> Vec<u16> {
+        let mut v: Vec<u16> = o[a..b]
+            .iter()
+            .filter(|x| x.out_tag_valid_o)
+            .map(|x| x.out_tag_cpid_o)
+            .collect();
+        v.dedup();
+        v
+    };
+    assert_eq!(tags(11, 201), vec![1]);
+    assert_eq!(tags(201, 500), vec![2]);
+    support::lockstep_or_report(&stim, "two-points");
 }
 
 #[test]

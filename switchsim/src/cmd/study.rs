@@ -274,27 +274,32 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
     )
 }
 
-/// The options of `switchsim bcn-loop`.
+/// The options of `switchsim study bcn` (old name `bcn-loop`).
 #[derive(clap::Args, Debug)]
 pub struct BcnLoopOpts {
-    /// Sources (one reaction point each).
+    /// Topology: `two` (two congestion points in series, 16 hosts, 18
+    /// flows; docs/bcn.md) or `one` (one point, `--sources` greedy hosts).
+    #[arg(long, default_value = "two")]
+    pub topology: String,
+    /// Hosts of the `one` topology.
     #[arg(long, default_value_t = 4)]
     pub sources: usize,
     /// Frame length, bytes.
     #[arg(long, default_value_t = 1500)]
     pub frame_len: u16,
-    /// Line rate of each source, bytes per cycle.
+    /// Line rate of each host, bytes per cycle.
     #[arg(long, default_value_t = 8.0)]
     pub line_rate: f64,
-    /// Drain rate of the congested queue, bytes per cycle (default: half the line rate).
-    #[arg(long)]
-    pub drain: Option<f64>,
-    /// Control-loop delay (CP message to RP), cycles.
+    /// Drain rate of the bottleneck, bytes per cycle.
+    #[arg(long, default_value_t = 4.0)]
+    pub drain: f64,
+    /// Drain rate of the upstream point (`two`), bytes per cycle.
+    #[arg(long, default_value_t = 8.0)]
+    pub drain_up: f64,
+    /// Control delay of the bottleneck's messages, cycles (the upstream
+    /// point's: half of it).
     #[arg(long, default_value_t = 1000)]
     pub delay: u64,
-    /// Forward delay (RP to CP), cycles.
-    #[arg(long, default_value_t = 0)]
-    pub fwd_delay: u64,
     /// Gd = 2^-GD.
     #[arg(long, default_value_t = 7)]
     pub gd: u8,
@@ -304,61 +309,110 @@ pub struct BcnLoopOpts {
     /// W, in quarters (0..31): 8 is W = 2.
     #[arg(long, default_value_t = 8)]
     pub w: u8,
-    /// Pm = PM / 1024 (default: every arrival; see docs/bcn.md).
-    #[arg(long, default_value_t = 1024)]
+    /// Pm = PM / 1024 (10: the seed's 1/100; 1024: every arrival).
+    #[arg(long, default_value_t = 10)]
     pub pm: u16,
-    /// Qeq, bytes.
+    /// Qeq of every point, bytes.
     #[arg(long, default_value_t = 26_000)]
     pub qeq: u32,
-    /// CP queue limit, bytes.
+    /// Queue and buffer limit of every point, bytes.
     #[arg(long, default_value_t = 150_000)]
     pub buffer: u32,
-    /// Cycles to run.
-    #[arg(long, default_value_t = 1_500_000)]
+    /// One CPID for both points (the rules before docs/bcn_cp.md's
+    /// "Several congestion points").
+    #[arg(long)]
+    pub shared_cpid: bool,
+    /// Seed of the run (start times, sampling phases).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Cycles to run at least (after the warm-up).
+    #[arg(long, default_value_t = 10_000_000)]
     pub cycles: u64,
-    /// Cycles per sample.
-    #[arg(long, default_value_t = 1000)]
-    pub sample_every: u64,
-    /// Run both blocks' verilated RTL instead of the models.
+    /// Cycles to run at most: a run whose bottleneck has not settled
+    /// within the first half of its length (the second half is the steady
+    /// state) doubles, up to this.
+    #[arg(long, default_value_t = 20_000_000)]
+    pub max_cycles: u64,
+    /// Cycles per recorded window.
+    #[arg(long, default_value_t = 10_000)]
+    pub window: u64,
+    /// Run the verilated RTL of every block instead of the models.
     #[arg(long)]
     pub rtl: bool,
-    /// Sweep Gd, W and the delay around the other settings.
+    /// The study: every experiment (or those of --exp) over --seeds seeds.
     #[arg(long)]
     pub sweep: bool,
-    /// Sweep threads.
+    /// Seeds per setting of the study.
+    #[arg(long, default_value_t = 8)]
+    pub seeds: u64,
+    /// Experiments of the study (comma separated: gains, pm1, rules, w,
+    /// delay, buffer, offset; default all).
+    #[arg(long, value_delimiter = ',')]
+    pub exp: Vec<String>,
+    /// Gain step the study's rules, w, delay and buffer experiments use
+    /// (Gd and Gi x 4^-STEP).
     #[arg(long, default_value_t = 2)]
+    pub rec: i32,
+    /// Keep the runs the study's CSV already holds and run the others.
+    #[arg(long)]
+    pub resume: bool,
+    /// Study threads.
+    #[arg(long, default_value_t = 1)]
     pub jobs: usize,
+    /// Redraw the study's summary and charts from its per-run CSV.
+    #[arg(long)]
+    pub plot_only: Option<PathBuf>,
     /// Output stem: STEM.csv, STEM.svg, STEM.png (default out/bcn_loop, or
-    /// out/bcn_sweep with --sweep).
+    /// out/bcn_sweep with --sweep; the study adds STEM_summary.csv).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
 
-/// `switchsim bcn-loop`.
+/// `switchsim study bcn`.
 pub fn cmd_bcn_loop(o: BcnLoopOpts) -> Result<u8> {
-    crate::study::bcn::cmd_bcn_loop(
-        &studies::bcn_loop::LoopConfig {
-            sources: o.sources,
-            frame_len: o.frame_len,
-            line_rate: o.line_rate,
-            drain: o.drain.unwrap_or(o.line_rate / 2.0),
-            ctrl_delay: o.delay,
-            fwd_delay: o.fwd_delay,
-            gd: o.gd,
-            gi: o.gi,
-            w: o.w,
-            pm: o.pm,
-            qeq: o.qeq,
-            buffer: o.buffer,
-            sample_every: o.sample_every,
-            ..Default::default()
-        },
-        o.cycles,
-        o.rtl,
-        o.sweep,
-        o.jobs,
-        o.out,
-    )
+    use studies::bcn_loop::{LoopConfig, Topology};
+    if let Some(p) = &o.plot_only {
+        let rows = crate::study::bcn::read_rows(p)?;
+        let stem = p.with_extension("");
+        crate::study::bcn::write_study(&rows, &stem)?;
+        println!("wrote {0}_summary.csv, {0}.{{svg,png}}", stem.display());
+        return Ok(0);
+    }
+    let mut topo = match o.topology.as_str() {
+        "two" => Topology::two_points(o.drain_up, o.drain, o.qeq, o.buffer, o.delay),
+        "one" => Topology::one_point(o.sources, o.drain, o.qeq, o.buffer, o.delay),
+        t => return Err(anyhow::anyhow!("--topology {t}: legal values are one, two")),
+    };
+    if o.shared_cpid {
+        let c = topo.points[0].cpid;
+        topo.points.iter_mut().for_each(|p| p.cpid = c);
+    }
+    let cfg = LoopConfig {
+        topo,
+        frame_len: o.frame_len,
+        line_rate: o.line_rate,
+        pm: o.pm,
+        w: o.w,
+        gd: o.gd,
+        gi: o.gi,
+        seed: o.seed,
+        window: o.window,
+        ..Default::default()
+    };
+    let len = crate::study::bcn::Length {
+        min: o.cycles,
+        max: o.max_cycles,
+    };
+    let sweep = o.sweep.then(|| crate::study::bcn::StudyOpts {
+        seeds: o.seeds,
+        len,
+        rtl: o.rtl,
+        jobs: o.jobs,
+        exps: o.exp.clone(),
+        rec: o.rec,
+        resume: o.resume,
+    });
+    crate::study::bcn::cmd_bcn_loop(&cfg, len, o.rtl, sweep, o.out)
 }
 
 /// The options of `switchsim recn-net`.
