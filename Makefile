@@ -125,7 +125,7 @@ sweep-recn-net: build
 	nice -n 10 $(SWITCHSIM) study recn --jobs 1 --out docs/recn_net
 
 # The same study on the 16-end-point network of 4-port switches (the RTL
-# variant's size), 8 draws per point: about 20 minutes on one core.
+# variant's size), 8 draws per point: about 40 minutes on one shared core.
 sweep-recn-net-small: build
 	nice -n 10 $(SWITCHSIM) study recn --small --jobs 1 --out docs/recn_net_small
 

@@ -606,7 +606,7 @@ impl<E: PortEngine> Network<E> {
         let sp = self.sp;
 
         // 1. Births, on the first tick of a slot.
-        if t % sp == 0 {
+        if t.is_multiple_of(sp) {
             let slot = t / sp;
             for e in 0..n {
                 let mut b = std::mem::take(&mut self.births);

@@ -50,7 +50,7 @@ pub enum Pattern {
 /// Whether `e` is a hot source of a hot spot of one source in `every` of
 /// `n` end points (`N - 1`, the hot destination, is none).
 pub fn hot_source(e: usize, every: usize, n: usize) -> bool {
-    e % every == 0 && e + 1 != n
+    e.is_multiple_of(every) && e + 1 != n
 }
 
 /// A packet born at a network interface.
