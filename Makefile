@@ -28,7 +28,7 @@ FUZZ_TIME   ?=
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
-.PHONY: all deps build run test lint lint-ci blocks fuzz bench soak synth mutate clean test-stx sweep-stx test-recn-net sweep-recn-net test-bcn sweep-bcn
+.PHONY: all deps build run test lint lint-ci blocks fuzz bench soak synth mutate clean test-stx sweep-stx test-recn-net sweep-recn-net sweep-recn-net-small test-bcn sweep-bcn
 
 all: build
 
@@ -139,14 +139,23 @@ sweep-stx: build
 		--schemes sr,gbn,saw --warmup 2000 --slots 10000 --jobs 2 --out out/stx_sweep.csv
 
 # RECN network study (seed 002 section 5): network properties (studies
-# crate), RECN network on the model vs the RTL ports (testbenches).
+# crate), RECN network on the model vs the RTL ports and the hot-spot
+# claim over 8 traffic draws (switchsim crate).
 test-recn-net: build
 	$(CARGO) test --release -p studies recn_net
 	$(CARGO) test --release -p switchsim --test recn_net
+	$(CARGO) test --release -p switchsim study::recn
 
-# Figs. 2-5 and the hot spot, 128 end points, into docs/ (docs/recn_net.md).
+# Figs. 2-5, the hot spot and RECN's variants, 128 end points, 8 traffic
+# draws per point, into docs/ (docs/recn_net.md). Long: about 330 runs of
+# 30 s (VOQ) to 4 min (RECN) each on one shared core.
 sweep-recn-net: build
-	$(SWITCHSIM) study recn --out docs/recn_net
+	nice -n 10 $(SWITCHSIM) study recn --jobs 1 --out docs/recn_net
+
+# The same study on the 16-end-point network of 4-port switches (the RTL
+# variant's size), 8 draws per point: about 40 minutes on one shared core.
+sweep-recn-net-small: build
+	nice -n 10 $(SWITCHSIM) study recn --small --jobs 1 --out docs/recn_net_small
 
 # BCN closed loop (seed 003): the loop and its figures (studies crate),
 # the two-point loop on the models vs the RTL (switchsim), the blocks.

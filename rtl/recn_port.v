@@ -11,20 +11,28 @@
 //
 // Algorithm (one cycle, in order)
 //   1. dequeue: when out_ready_i, VC0's eligible queues (not empty, not
-//      stop_i) strictly first, round robin inside a VC (prim_rr_arb each);
-//      the head descriptor leaves and is free at once
+//      stop_i, a SAQ not behind its in-order marker) strictly first, round
+//      robin inside a VC (prim_rr_arb each); the head descriptor leaves and
+//      is free at once; markers in that queue move up by its cells
 //   2. arrival: CAM lookup (valid, same SL, route prefix equal; longest
 //      prefix wins) -> SAQ, else detection queue route[TB-1:0] of the SL's
 //      VC; taken when it fits after the dequeue; lowest free descriptor
 //   3. notification received: exact line -> REFRESH / GONE; congestion ->
-//      lowest free line of the VC (ALLOC) or DROP (prim_sat_cnt)
-//   4. notification sent: the arrival's queue detected congestion, else
-//      the first queue with a pending vanish
-//   5. Xon/Xoff per SAQ; release of lines gone, leaf (up clear) and empty
+//      lowest free line of the VC (ALLOC, with its marker when
+//      cfg_order_i) or DROP (prim_sat_cnt); leaf rule: a congestion
+//      notification not taken is refused downstream (dn_*)
+//   4. release message received: clears its sender's bit of the exact line
+//      and, for one hop, of the detection queue's mask
+//   5. notification sent: the arrival's queue detected congestion (to the
+//      packet's sender, once per sender), else (root rule) the first queue
+//      with a pending vanish
+//   6. Xon/Xoff per SAQ; release: root rule, lines gone, with no notified
+//      sender and empty; leaf rule, the lowest line with no notified
+//      sender, that held a packet and is empty (release message dn_*)
 //
 // Ports
 //   cfg_*   held for a run
-//   in_*, out_*, ntf_*_o, up_*, rel_o: same cycle
+//   in_*, out_*, ntf_*_o, rls_hit_o, up_*, dn_*, rel_o: same cycle
 //   xoff_o, occ_o, used_o, cam_*_o, det_mask_o, drop_cnt_o: registers
 
 `default_nettype none
@@ -53,12 +61,16 @@ module recn_port #(
   input  wire [CW-1:0]     cfg_rel_thr_i,
   input  wire [CW-1:0]     cfg_xoff_i,
   input  wire [CW-1:0]     cfg_xon_i,
+  input  wire              cfg_leaf_i,
+  input  wire              cfg_order_i,
+  input  wire [7:0]        cfg_idle_i,
 
   input  wire              in_valid_i,
   input  wire [7:0]        in_id_i,
   input  wire [2:0]        in_sl_i,
   input  wire [4:0]        in_len_i,
   input  wire [RW-1:0]     in_route_i,
+  input  wire [TB-1:0]     in_src_i,
   input  wire              out_ready_i,
   input  wire [NQ-1:0]     stop_i,
   input  wire              ntf_valid_i,
@@ -66,6 +78,11 @@ module recn_port #(
   input  wire [RW-1:0]     ntf_route_i,
   input  wire [HW-1:0]     ntf_hops_i,
   input  wire [2:0]        ntf_sl_i,
+  input  wire              rls_valid_i,
+  input  wire [TB-1:0]     rls_src_i,
+  input  wire [RW-1:0]     rls_route_i,
+  input  wire [HW-1:0]     rls_hops_i,
+  input  wire [2:0]        rls_sl_i,
 
   output wire              in_ready_o,
   output wire [QW-1:0]     in_queue_o,
@@ -77,22 +94,30 @@ module recn_port #(
   output wire [4:0]        out_len_o,
   output reg  [2:0]        ntf_act_o,
   output reg  [LW-1:0]     ntf_line_o,
+  output reg               rls_hit_o,
   output reg               up_valid_o,
   output reg               up_kind_o,
   output reg  [RW-1:0]     up_route_o,
   output reg  [HW-1:0]     up_hops_o,
   output reg  [2:0]        up_sl_o,
+  output reg  [TB-1:0]     up_dst_o,
+  output reg               dn_valid_o,
+  output reg  [RW-1:0]     dn_route_o,
+  output reg  [HW-1:0]     dn_hops_o,
+  output reg  [2:0]        dn_sl_o,
   output reg  [L-1:0]      rel_o,
   output wire [L-1:0]      xoff_o,
   output wire [CW*NQ-1:0]  occ_o,
   output wire [CW-1:0]     used_o,
   output wire [L-1:0]      cam_valid_o,
   output wire [L-1:0]      cam_gone_o,
-  output wire [L-1:0]      cam_up_o,
+  output wire [L-1:0]      cam_hold_o,
+  output wire [L-1:0]      cam_mark_o,
+  output wire [D*L-1:0]    cam_up_o,
   output wire [RW*L-1:0]   cam_route_o,
   output wire [HW*L-1:0]   cam_hops_o,
   output wire [3*L-1:0]    cam_sl_o,
-  output wire [16*D-1:0]   det_mask_o,
+  output wire [16*D*D-1:0] det_mask_o,
   output wire [7:0]        drop_cnt_o,
   output wire              cfg_err_o
 );
@@ -110,11 +135,16 @@ module recn_port #(
   reg [AW*NQ-1:0] head_q, head_d, tail_q, tail_d;
   reg [CW-1:0]    used_q, used_d;
   reg [C-1:0]     free_q, free_d;
-  reg [L-1:0]     valid_q, valid_d, gone_q, gone_d, up_q, up_d, xoff_q, xoff_d;
+  reg [L-1:0]     valid_q, valid_d, gone_q, gone_d, hold_q, hold_d, xoff_q, xoff_d;
+  reg [8*L-1:0]   age_q, age_d;                  // cycles valid without a packet
+  reg [L-1:0]     mk_q, mk_d;                    // in-order marker ahead
+  reg [QW*L-1:0]  mkq_q, mkq_d;                  // its queue
+  reg [CW*L-1:0]  mkc_q, mkc_d;                  // cells ahead of it
+  reg [D*L-1:0]   up_q, up_d;                    // senders notified, per line
   reg [RW*L-1:0]  route_q, route_d;
   reg [HW*L-1:0]  hops_q, hops_d;
   reg [3*L-1:0]   sl_q, sl_d;
-  reg [16*D-1:0]  mask_q, mask_d;
+  reg [16*D*D-1:0] mask_q, mask_d;               // SLs notified, per (det queue, sender)
   // Descriptor memory (data: read only while the descriptor is in a queue).
   reg [AW-1:0]    nxt_q [0:C-1];
   reg [7:0]       id_q  [0:C-1];
@@ -129,11 +159,16 @@ module recn_port #(
   // ---------------------------------------------------------------------------
   // 1. Dequeue
   // ---------------------------------------------------------------------------
+  // A SAQ behind its in-order marker is not eligible.
   reg [NQ-1:0] req;
+  reg          marked;
   integer      r;
   always @(*) begin
-    for (r = 0; r < NQ; r = r + 1)
-      req[r] = (occ_q[r*CW +: CW] != {CW{1'b0}}) && !stop_i[r];
+    for (r = 0; r < NQ; r = r + 1) begin
+      marked = 1'b0;
+      if ((r % QV) >= D) marked = mk_q[(r / QV) * S + (r % QV) - D];
+      req[r] = (occ_q[r*CW +: CW] != {CW{1'b0}}) && !stop_i[r] && !marked;
+    end
   end
 
   wire          v0, v1;
@@ -185,10 +220,11 @@ module recn_port #(
     end
   endfunction
 
-  // The line hit by (rt, s): the longest prefix, then the lowest index.
-  function automatic [LW:0] lookup(input [RW-1:0] rt, input [2:0] s, input [L-1:0] v,
-                                   input [3*L-1:0] sls, input [HW*L-1:0] hs,
-                                   input [RW*L-1:0] rts);
+  // The line hit by (rt, s) among the lines of fewer than lim hops: the
+  // longest prefix, then the lowest index.
+  function automatic [LW:0] lookup(input [RW-1:0] rt, input [2:0] s, input [HW:0] lim,
+                                   input [L-1:0] v, input [3*L-1:0] sls,
+                                   input [HW*L-1:0] hs, input [RW*L-1:0] rts);
     integer jl;
     reg f;
     reg [LW-1:0] b;
@@ -197,6 +233,7 @@ module recn_port #(
       f = 1'b0; b = {LW{1'b0}}; bh = {HW{1'b0}};
       for (jl = 0; jl < L; jl = jl + 1) begin
         if (v[jl] && sls[jl*3 +: 3] == s && hs[jl*HW +: HW] > bh
+            && {1'b0, hs[jl*HW +: HW]} < lim
             && ((rt ^ rts[jl*RW +: RW]) & pmask(hs[jl*HW +: HW])) == {RW{1'b0}}) begin
           f = 1'b1; b = jl[LW-1:0]; bh = hs[jl*HW +: HW];
         end
@@ -205,7 +242,8 @@ module recn_port #(
     end
   endfunction
 
-  wire [LW:0]   lk    = lookup(in_route_i, in_sl_i, valid_q, sl_q, hops_q, route_q);
+  localparam [HW:0] NOLIM = {1'b1, {HW{1'b0}}};   // above every hop count
+  wire [LW:0]   lk    = lookup(in_route_i, in_sl_i, NOLIM, valid_q, sl_q, hops_q, route_q);
   wire          hit   = lk[LW];
   wire [LW-1:0] hl    = lk[LW-1:0];
   wire          hl_v1 = hl >= S[LW-1:0];
@@ -312,6 +350,21 @@ module recn_port #(
     end
   end
 
+  // The marker queue of an allocation: where the new point's packets went
+  // so far (the longest line of fewer hops, else the detection queue).
+  wire [LW:0]   mk_lk = lookup(nroute, ntf_sl_i, {1'b0, ntf_hops_i}, valid_q, sl_q, hops_q,
+                               route_q);
+  wire          mk_v1 = mk_lk[LW-1:0] >= S[LW-1:0];
+  wire [QW-1:0] mk_s  = {{(QW-LW){1'b0}}, mk_v1 ? mk_lk[LW-1:0] - S[LW-1:0] : mk_lk[LW-1:0]};
+  wire [QW-1:0] mk_qn = mk_lk[LW] ? (mk_v1 ? QV[QW-1:0] : {QW{1'b0}}) + D[QW-1:0] + mk_s
+                                  : (n_v1 ? QV[QW-1:0] : {QW{1'b0}})
+                                    + {{(QW-TB){1'b0}}, nroute[TB-1:0]};
+  wire [CW-1:0] mk_cn = occ_d[mk_qn*CW +: CW];
+
+  // A congestion notification not taken is refused (leaf rule).
+  wire refuse = cfg_leaf_i && ntf_valid_i && !ntf_kind_i
+                && (ntf_act_o == A_DROP || ntf_act_o == A_IGNORE);
+
   wire [7:0] drop_cnt;
   wire       drop_sat;
   prim_sat_cnt #(.W(8)) u_drop (
@@ -325,7 +378,50 @@ module recn_port #(
   );
 
   // ---------------------------------------------------------------------------
-  // 4. Notification sent; 5. Xon/Xoff and release
+  // 4. Release message received (CAM and masks at the start of the cycle)
+  // ---------------------------------------------------------------------------
+  wire [RW-1:0] rroute = rls_route_i & pmask(rls_hops_i);
+  wire          rgood  = rls_valid_i && rls_hops_i != {HW{1'b0}} && rls_hops_i <= H[HW-1:0];
+  wire [QW-1:0] r_mi   = (cfg_sl_vc_i[rls_sl_i] ? D[QW-1:0] : {QW{1'b0}})
+                         + {{(QW-TB){1'b0}}, rroute[TB-1:0]};
+
+  reg          rx_f;
+  reg [LW-1:0] rx_j;
+  integer      z;
+  always @(*) begin
+    rx_f = 1'b0; rx_j = {LW{1'b0}};
+    for (z = L - 1; z >= 0; z = z - 1) begin
+      if (valid_q[z] && sl_q[z*3 +: 3] == rls_sl_i && hops_q[z*HW +: HW] == rls_hops_i
+          && route_q[z*RW +: RW] == rroute) begin
+        rx_f = 1'b1; rx_j = z[LW-1:0];
+      end
+    end
+  end
+
+  // Index arithmetic in 32 bits.
+  wire [31:0] rsrc_w = {{(32-TB){1'b0}}, rls_src_i};
+  wire [31:0] rsl_w  = {29'd0, rls_sl_i};
+  wire [31:0] src_w  = {{(32-TB){1'b0}}, in_src_i};
+
+  // The masks after the release message.
+  reg [16*D*D-1:0] mask_r;
+  reg [D*L-1:0]    up_r;
+  always @(*) begin
+    mask_r    = mask_q;
+    up_r      = up_q;
+    rls_hit_o = 1'b0;
+    if (rgood && rx_f) begin
+      rls_hit_o                = up_q[rx_j*D + rsrc_w];
+      up_r[rx_j*D + rsrc_w] = 1'b0;
+    end
+    if (rgood && rls_hops_i == {{(HW-1){1'b0}}, 1'b1}) begin
+      rls_hit_o = rls_hit_o || mask_q[(r_mi*D + rsrc_w)*8 + rsl_w];
+      mask_r[(r_mi*D + rsrc_w)*8 + rsl_w] = 1'b0;
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // 5. Notification sent
   // ---------------------------------------------------------------------------
   function automatic [2:0] lsb8(input [7:0] m);
     integer b;
@@ -341,37 +437,43 @@ module recn_port #(
   wire          a_saq = a_k >= D[QW-1:0];
   wire [LW-1:0] a_j   = (a_v1 ? S[LW-1:0] : {LW{1'b0}}) + a_k[LW-1:0] - D[LW-1:0];
   wire [QW-1:0] a_mi  = (a_v1 ? D[QW-1:0] : {QW{1'b0}}) + a_k;
-  wire [7:0]    a_msk = mask_q[a_mi*8 +: 8];
+  wire [7:0]    a_msk = mask_r[(a_mi*D + src_w)*8 +: 8];
   wire          a_det = enq && aocc + len[CW-1:0] >= cfg_det_thr_i;
 
   reg          sent, pf;
-  integer      v, q, mi, jj, vq, pq;
+  reg [7:0]    em;
+  integer      v, q, mi, jj, vq, pq, kk, ks;
   always @(*) begin
-    mask_d     = mask_q;
-    up_d       = up_q;
+    mask_d     = mask_r;
+    up_d       = up_r;
     sent       = 1'b0;
     mi         = 0;
     jj         = 0;
     vq         = 0;
+    ks         = 0;
+    em         = 8'd0;
     up_kind_o  = 1'b0;
     up_route_o = {RW{1'b0}};
     up_hops_o  = {HW{1'b0}};
     up_sl_o    = 3'd0;
+    up_dst_o   = {TB{1'b0}};
     if (a_det && !a_saq && !a_msk[in_sl_i]) begin
+      sent                                  = 1'b1;
+      mask_d[(a_mi*D + src_w)*8 +: 8]    = a_msk | (8'd1 << in_sl_i);
+      up_route_o                            = {{(RW-TB){1'b0}}, a_k[TB-1:0]};
+      up_hops_o                             = {{(HW-1){1'b0}}, 1'b1};
+      up_sl_o                               = in_sl_i;
+      up_dst_o                              = in_src_i;
+    end
+    if (a_det && a_saq && !up_r[a_j*D + src_w]) begin
       sent                     = 1'b1;
-      mask_d[a_mi*8 +: 8]      = a_msk | (8'd1 << in_sl_i);
-      up_route_o               = {{(RW-TB){1'b0}}, a_k[TB-1:0]};
-      up_hops_o                = {{(HW-1){1'b0}}, 1'b1};
-      up_sl_o                  = in_sl_i;
+      up_d[a_j*D + src_w]   = 1'b1;
+      up_route_o               = route_q[a_j*RW +: RW];
+      up_hops_o                = hops_q[a_j*HW +: HW];
+      up_sl_o                  = sl_q[a_j*3 +: 3];
+      up_dst_o                 = in_src_i;
     end
-    if (a_det && a_saq && !up_q[a_j]) begin
-      sent       = 1'b1;
-      up_d[a_j]  = 1'b1;
-      up_route_o = route_q[a_j*RW +: RW];
-      up_hops_o  = hops_q[a_j*HW +: HW];
-      up_sl_o    = sl_q[a_j*3 +: 3];
-    end
-    // The first queue (index order) with a pending vanish.
+    // Root rule: the first queue (index order) with a pending vanish.
     pf = 1'b0;
     pq = 0;
     for (v = 1; v >= 0; v = v - 1) begin
@@ -379,16 +481,16 @@ module recn_port #(
         vq = v*QV + q;
         if (occ_d[(v*QV + q)*CW +: CW] < cfg_rel_thr_i) begin
           if (q < D) begin
-            if (mask_q[(v*D + q)*8 +: 8] != 8'd0) begin
+            if (mask_r[(v*D + q)*D*8 +: D*8] != {(D*8){1'b0}}) begin
               pf = 1'b1; pq = vq;
             end
-          end else if (up_q[v*S + q - D]) begin
+          end else if (up_r[(v*S + q - D)*D +: D] != {D{1'b0}}) begin
             pf = 1'b1; pq = vq;
           end
         end
       end
     end
-    if (!sent && pf) begin
+    if (!sent && pf && !cfg_leaf_i) begin
       sent      = 1'b1;
       up_kind_o = 1'b1;
       for (v = 0; v < 2; v = v + 1) begin
@@ -396,17 +498,27 @@ module recn_port #(
           vq = v*QV + q;
           if (pq == vq) begin
             if (q < D) begin
-              mi                   = v*D + q;
-              up_route_o           = {{(RW-TB){1'b0}}, q[TB-1:0]};
-              up_hops_o            = {{(HW-1){1'b0}}, 1'b1};
-              up_sl_o              = lsb8(mask_q[mi*8 +: 8]);
-              mask_d[mi*8 +: 8]    = mask_q[mi*8 +: 8] & ~(8'd1 << up_sl_o);
+              mi = v*D + q;
+              // Its lowest sender with a bit set, then that sender's lowest SL.
+              for (kk = D - 1; kk >= 0; kk = kk - 1) begin
+                if (mask_r[(mi*D + kk)*8 +: 8] != 8'd0) ks = kk;
+              end
+              em                          = mask_r[(mi*D + ks)*8 +: 8];
+              up_route_o                  = {{(RW-TB){1'b0}}, q[TB-1:0]};
+              up_hops_o                   = {{(HW-1){1'b0}}, 1'b1};
+              up_sl_o                     = lsb8(em);
+              up_dst_o                    = ks[TB-1:0];
+              mask_d[(mi*D + ks)*8 +: 8]  = em & ~(8'd1 << lsb8(em));
             end else begin
-              jj         = v*S + q - D;
-              up_d[jj]   = 1'b0;
-              up_route_o = route_q[jj*RW +: RW];
-              up_hops_o  = hops_q[jj*HW +: HW];
-              up_sl_o    = sl_q[jj*3 +: 3];
+              jj = v*S + q - D;
+              for (kk = D - 1; kk >= 0; kk = kk - 1) begin
+                if (up_r[jj*D + kk]) ks = kk;
+              end
+              up_d[jj*D + ks] = 1'b0;
+              up_route_o      = route_q[jj*RW +: RW];
+              up_hops_o       = hops_q[jj*HW +: HW];
+              up_sl_o         = sl_q[jj*3 +: 3];
+              up_dst_o        = ks[TB-1:0];
             end
           end
         end
@@ -415,14 +527,35 @@ module recn_port #(
     up_valid_o = sent;
   end
 
+  // ---------------------------------------------------------------------------
+  // 6. CAM updates, markers, Xon/Xoff and release
+  // ---------------------------------------------------------------------------
   reg [CW-1:0] locc;
+  reg          lfree, lone;
   integer      y;
   always @(*) begin
     valid_d = valid_q;
     gone_d  = gone_q;
+    hold_d  = hold_q;
     route_d = route_q;
     hops_d  = hops_q;
     sl_d    = sl_q;
+    mk_d    = mk_q;
+    mkq_d   = mkq_q;
+    mkc_d   = mkc_q;
+    // Markers in the dequeued queue move up.
+    for (y = 0; y < L; y = y + 1) begin
+      if (deq && mk_q[y] && mkq_q[y*QW +: QW] == dq) begin
+        mkc_d[y*CW +: CW] = mkc_q[y*CW +: CW] - rel_cells;
+        if (mkc_q[y*CW +: CW] == rel_cells) mk_d[y] = 1'b0;
+      end
+    end
+    if (enq && hit) hold_d[hl] = 1'b1;
+    // Ages of the lines valid at the start of the cycle, saturating.
+    age_d = age_q;
+    for (y = 0; y < L; y = y + 1)
+      if (valid_q[y] && !hold_d[y] && age_q[y*8 +: 8] != 8'hff)
+        age_d[y*8 +: 8] = age_q[y*8 +: 8] + 8'd1;
     if (ntf_act_o == A_GONE)    gone_d[ntf_line_o] = 1'b1;
     if (ntf_act_o == A_REFRESH) gone_d[ntf_line_o] = 1'b0;
     if (ntf_act_o == A_ALLOC) begin
@@ -430,17 +563,51 @@ module recn_port #(
       route_d[ntf_line_o*RW +: RW]    = nroute;
       hops_d[ntf_line_o*HW +: HW]     = ntf_hops_i;
       sl_d[ntf_line_o*3 +: 3]         = ntf_sl_i;
+      // An empty SAQ that waits for its own marker passes that marker on.
+      if (cfg_order_i && mk_cn == {CW{1'b0}} && mk_lk[LW] && mk_d[mk_lk[LW-1:0]]) begin
+        mkq_d[ntf_line_o*QW +: QW]    = mkq_d[mk_lk[LW-1:0]*QW +: QW];
+        mkc_d[ntf_line_o*CW +: CW]    = mkc_d[mk_lk[LW-1:0]*CW +: CW];
+        mk_d[ntf_line_o]              = 1'b1;
+      end else if (cfg_order_i) begin
+        mkq_d[ntf_line_o*QW +: QW]    = mk_qn;
+        mkc_d[ntf_line_o*CW +: CW]    = mk_cn;
+        mk_d[ntf_line_o]              = mk_cn != {CW{1'b0}};
+      end
     end
+    dn_valid_o = refuse;
+    dn_route_o = refuse ? ntf_route_i : {RW{1'b0}};
+    dn_hops_o  = refuse ? ntf_hops_i : {HW{1'b0}};
+    dn_sl_o    = refuse ? ntf_sl_i : 3'd0;
     rel_o  = {L{1'b0}};
     xoff_d = xoff_q;
+    lone   = 1'b0;
     for (y = 0; y < L; y = y + 1) begin
       locc = occ_d[((y / S) * QV + D + (y % S))*CW +: CW];
       if (locc >= cfg_xoff_i)      xoff_d[y] = 1'b1;
       else if (locc <= cfg_xon_i)  xoff_d[y] = 1'b0;
-      if (valid_q[y] && gone_d[y] && !up_d[y] && locc == {CW{1'b0}}) begin
-        rel_o[y]          = 1'b1;
-        valid_d[y]        = 1'b0;
-        gone_d[y]         = 1'b0;
+      if (cfg_leaf_i)
+        lfree = valid_q[y] && up_d[y*D +: D] == {D{1'b0}}
+                && (hold_d[y] || (cfg_idle_i != 8'd0 && age_q[y*8 +: 8] >= cfg_idle_i))
+                && locc == {CW{1'b0}} && !refuse && !lone;
+      else
+        lfree = valid_q[y] && gone_d[y] && up_d[y*D +: D] == {D{1'b0}}
+                && locc == {CW{1'b0}};
+      if (lfree) begin
+        if (cfg_leaf_i) begin
+          lone       = 1'b1;
+          dn_valid_o = 1'b1;
+          dn_route_o = route_q[y*RW +: RW];
+          dn_hops_o  = hops_q[y*HW +: HW];
+          dn_sl_o    = sl_q[y*3 +: 3];
+        end
+        rel_o[y]            = 1'b1;
+        valid_d[y]          = 1'b0;
+        gone_d[y]           = 1'b0;
+        hold_d[y]           = 1'b0;
+        age_d[y*8 +: 8]     = 8'd0;
+        mk_d[y]             = 1'b0;
+        mkq_d[y*QW +: QW]   = {QW{1'b0}};
+        mkc_d[y*CW +: CW]   = {CW{1'b0}};
         route_d[y*RW +: RW] = {RW{1'b0}};
         hops_d[y*HW +: HW]  = {HW{1'b0}};
         sl_d[y*3 +: 3]      = 3'd0;
@@ -462,12 +629,17 @@ module recn_port #(
       free_q  <= {C{1'b1}};
       valid_q <= {L{1'b0}};
       gone_q  <= {L{1'b0}};
-      up_q    <= {L{1'b0}};
+      hold_q  <= {L{1'b0}};
+      age_q   <= {8*L{1'b0}};
+      up_q    <= {D*L{1'b0}};
+      mk_q    <= {L{1'b0}};
+      mkq_q   <= {QW*L{1'b0}};
+      mkc_q   <= {CW*L{1'b0}};
       xoff_q  <= {L{1'b0}};
       route_q <= {RW*L{1'b0}};
       hops_q  <= {HW*L{1'b0}};
       sl_q    <= {3*L{1'b0}};
-      mask_q  <= {16*D{1'b0}};
+      mask_q  <= {16*D*D{1'b0}};
     end else begin
       occ_q   <= occ_d;
       head_q  <= head_d;
@@ -476,7 +648,12 @@ module recn_port #(
       free_q  <= free_d;
       valid_q <= valid_d;
       gone_q  <= gone_d;
+      hold_q  <= hold_d;
+      age_q   <= age_d;
       up_q    <= up_d;
+      mk_q    <= mk_d;
+      mkq_q   <= mkq_d;
+      mkc_q   <= mkc_d;
       xoff_q  <= xoff_d;
       route_q <= route_d;
       hops_q  <= hops_d;
@@ -490,6 +667,8 @@ module recn_port #(
   assign used_o      = used_q;
   assign cam_valid_o = valid_q;
   assign cam_gone_o  = gone_q;
+  assign cam_hold_o  = hold_q;
+  assign cam_mark_o  = mk_q;
   assign cam_up_o    = up_q;
   assign cam_route_o = route_q;
   assign cam_hops_o  = hops_q;
@@ -508,9 +687,17 @@ module recn_port #(
     if (!rst_ni) begin
     end else begin
       if (used_q > C[CW-1:0] || sum != {7'd0, used_q}) $error("UsedBound_A");
-      for (a = 0; a < L; a = a + 1)
-        if (!valid_q[a] && occ_q[((a / S) * QV + D + (a % S))*CW +: CW] != {CW{1'b0}})
+      for (a = 0; a < L; a = a + 1) begin
+        if (!valid_q[a] && (occ_q[((a / S) * QV + D + (a % S))*CW +: CW] != {CW{1'b0}}
+                            || up_q[a*D +: D] != {D{1'b0}} || hold_q[a] || mk_q[a]
+                            || age_q[a*8 +: 8] != 8'd0
+                            || gone_q[a]))
           $error("FreeEmpty_A: line %0d", a);
+        if (mk_q[a] ? (mkc_q[a*CW +: CW] == {CW{1'b0}}
+                       || mkc_q[a*CW +: CW] > occ_q[mkq_q[a*QW +: QW]*CW +: CW])
+                    : mkc_q[a*CW +: CW] != {CW{1'b0}})
+          $error("MarkerBound_A: line %0d", a);
+      end
       if (in_ready_o && !in_valid_i) $error("ReadyImpliesValid_A");
     end
   end

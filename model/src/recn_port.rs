@@ -140,6 +140,13 @@ crate::port_group! {
         cfg_xoff_i: u16 = p.cw(),
         /// Xon when a SAQ holds at most this many cells.
         cfg_xon_i: u16 = p.cw(),
+        /// Release rule: 0 root-driven (vanish), 1 leaf (release messages).
+        cfg_leaf_i: bool = 1,
+        /// In-order markers at SAQ allocation.
+        cfg_order_i: bool = 1,
+        /// Leaf rule: cycles after which a line whose SAQ held no packet is
+        /// released (0: never).
+        cfg_idle_i: u8 = 8,
     }
 }
 
@@ -154,8 +161,10 @@ crate::port_group! {
         in_sl_i: u3 = 3,
         /// Its length in cells minus one.
         in_len_i: u5 = PLW,
-        /// Its remaining route; bits [TB-1:0] are this switch's output.
+        /// Its remaining route; bits [TB-1:0] are the next crossbar's output.
         in_route_i: u32 = p.rw,
+        /// Its sender (0..D-1).
+        in_src_i: u8 = p.tb(),
         /// A packet may leave this cycle.
         out_ready_i: bool = 1,
         /// Downstream Xoff per queue.
@@ -170,6 +179,16 @@ crate::port_group! {
         ntf_hops_i: u8 = p.hw(),
         /// Service level.
         ntf_sl_i: u3 = 3,
+        /// A release message from upstream.
+        rls_valid_i: bool = 1,
+        /// The sender it comes from.
+        rls_src_i: u8 = p.tb(),
+        /// The route this port notified it.
+        rls_route_i: u32 = p.rw,
+        /// Its hops.
+        rls_hops_i: u8 = p.hw(),
+        /// Its service level.
+        rls_sl_i: u3 = 3,
     }
 }
 
@@ -196,6 +215,8 @@ crate::port_group! {
         ntf_act_o: u3 = 3,
         /// The CAM line it acted on (0 when none).
         ntf_line_o: u8 = p.lw(),
+        /// The received release message cleared a bit.
+        rls_hit_o: bool = 1,
         /// A notification goes upstream.
         up_valid_o: bool = 1,
         /// Its kind: 0 congestion, 1 vanish.
@@ -206,6 +227,16 @@ crate::port_group! {
         up_hops_o: u8 = p.hw(),
         /// Its service level.
         up_sl_o: u3 = 3,
+        /// The sender it goes to.
+        up_dst_o: u8 = p.tb(),
+        /// A release message goes downstream (leaf rule).
+        dn_valid_o: bool = 1,
+        /// Its route (from this port).
+        dn_route_o: u32 = p.rw,
+        /// Its hops.
+        dn_hops_o: u8 = p.hw(),
+        /// Its service level.
+        dn_sl_o: u3 = 3,
         /// CAM lines released this cycle.
         rel_o: Vec<bool> = (1, p.l()),
         /// Xoff per SAQ towards upstream (registered).
@@ -218,16 +249,20 @@ crate::port_group! {
         cam_valid_o: Vec<bool> = (1, p.l()),
         /// CAM line marked gone by downstream (registered).
         cam_gone_o: Vec<bool> = (1, p.l()),
-        /// CAM line's SAQ has notified upstream (registered).
-        cam_up_o: Vec<bool> = (1, p.l()),
+        /// CAM line's SAQ has held a packet since its allocation (registered).
+        cam_hold_o: Vec<bool> = (1, p.l()),
+        /// CAM line's SAQ waits for its in-order marker (registered).
+        cam_mark_o: Vec<bool> = (1, p.l()),
+        /// CAM line: the senders its SAQ notified (registered).
+        cam_up_o: Vec<u16> = (p.d as u32, p.l()),
         /// CAM line route prefix, masked (registered).
         cam_route_o: Vec<u32> = (p.rw, p.l()),
         /// CAM line prefix length in hops (registered).
         cam_hops_o: Vec<u8> = (p.hw(), p.l()),
         /// CAM line service level (registered).
         cam_sl_o: Vec<u8> = (3, p.l()),
-        /// Per detection queue, the SLs notified upstream (registered).
-        det_mask_o: Vec<u8> = (8, 2 * p.d),
+        /// Per detection queue and sender, the SLs notified (registered).
+        det_mask_o: Vec<u8> = (8, 2 * p.d * p.d),
         /// Notifications dropped with the CAM full (registered, saturates).
         drop_cnt_o: u8 = DCW,
         /// Illegal configuration.
@@ -266,10 +301,20 @@ crate::port_group! {
         sl_q: Vec<u8> = (3, p.l()),
         /// CAM: gone (downstream vanish received).
         gone_q: Vec<bool> = (1, p.l()),
-        /// CAM: this SAQ notified upstream.
-        up_q: Vec<bool> = (1, p.l()),
-        /// Per detection queue: SLs notified upstream.
-        mask_q: Vec<u8> = (8, 2 * p.d),
+        /// CAM: the senders this SAQ notified.
+        up_q: Vec<u16> = (p.d as u32, p.l()),
+        /// CAM: the SAQ has held a packet since its allocation.
+        hold_q: Vec<bool> = (1, p.l()),
+        /// CAM: cycles valid without a packet (saturates at 255).
+        age_q: Vec<u8> = (8, p.l()),
+        /// CAM: an in-order marker is ahead of the SAQ.
+        mk_q: Vec<bool> = (1, p.l()),
+        /// CAM: the queue the marker sits in.
+        mkq_q: Vec<u8> = (p.qw(), p.l()),
+        /// CAM: cells ahead of the marker.
+        mkc_q: Vec<u16> = (p.cw(), p.l()),
+        /// Per detection queue and sender: SLs notified.
+        mask_q: Vec<u8> = (8, 2 * p.d * p.d),
         /// Xoff per line.
         xoff_q: Vec<bool> = (1, p.l()),
         /// VC0 arbiter pointer (`u_arb0`, `prim_rr_arb`).
@@ -345,6 +390,17 @@ crate::coverage_bins! {
         DeqArrSameQueue = "dequeue_and_arrival_same_queue",
         DescReused = "descriptor_reused_same_cycle",
         ConfigError = "config_error",
+        DetectSecondSender = "detect_second_sender",
+        ReleaseMsgCleared = "release_msg_cleared",
+        ReleaseMsgIgnored = "release_msg_ignored",
+        LeafRelease = "leaf_release",
+        RefusalSent = "refusal_sent",
+        LeafReleaseWaits = "leaf_release_waits",
+        IdleRelease = "idle_release",
+        MarkerSet = "marker_set",
+        MarkerHoldsSaq = "marker_holds_saq",
+        MarkerCleared = "marker_cleared",
+        MarkerPassedOn = "marker_passed_on",
     }
 }
 
@@ -385,6 +441,28 @@ pub struct Events {
     pub same_queue: bool,
     /// The arrival took the descriptor released in the same cycle.
     pub desc_reused: bool,
+    /// A queue notified a sender while another sender's bit was set.
+    pub second_sender: bool,
+    /// A release message cleared a bit.
+    pub rls_cleared: bool,
+    /// A release message cleared nothing.
+    pub rls_ignored: bool,
+    /// A leaf line was released (release message sent).
+    pub leaf_release: bool,
+    /// A refused congestion notification was answered.
+    pub refusal: bool,
+    /// A releasable leaf line waited for the release channel.
+    pub leaf_waits: bool,
+    /// A line that held no packet was released for its age.
+    pub idle_release: bool,
+    /// An allocation set a marker.
+    pub marker_set: bool,
+    /// A SAQ with packets was not eligible for its marker.
+    pub marker_holds: bool,
+    /// A marker was passed (cleared).
+    pub marker_cleared: bool,
+    /// An allocation took over the marker of an empty SAQ.
+    pub marker_passed: bool,
 }
 
 /// The RECN port model.
@@ -422,11 +500,17 @@ impl RecnPort {
     /// The CAM line a packet of (`route`, `sl`) hits: the longest prefix,
     /// then the lowest index; with the number of lines that hit.
     pub fn lookup(&self, route: u32, sl: u8) -> (Option<usize>, usize) {
+        self.lookup_below(route, sl, u32::MAX)
+    }
+
+    /// [`lookup`](Self::lookup) among the lines of fewer than `limit` hops.
+    fn lookup_below(&self, route: u32, sl: u8, limit: u32) -> (Option<usize>, usize) {
         let s = &self.s;
         let mut best: Option<usize> = None;
         let mut n = 0;
         for j in 0..self.p.l() {
             if s.valid_q[j]
+                && (s.hops_q[j] as u32) < limit
                 && s.sl_q[j] == sl
                 && (route as u64 ^ s.route_q[j] as u64) & self.p.mask(s.hops_q[j] as u32) == 0
             {
@@ -441,7 +525,13 @@ impl RecnPort {
 
     /// The queue a packet of (`route`, `sl`) enters.
     pub fn queue_of(&self, route: u32, sl: u8) -> usize {
-        match self.lookup(route, sl).0 {
+        self.queue_below(route, sl, u32::MAX)
+    }
+
+    /// The queue a packet of (`route`, `sl`) enters when only the lines of
+    /// fewer than `limit` hops count (an allocation's marker queue).
+    fn queue_below(&self, route: u32, sl: u8, limit: u32) -> usize {
+        match self.lookup_below(route, sl, limit).0 {
             Some(j) => self.p.line_queue(j),
             None => self.vc(sl) * self.p.qv() + (route as usize & (self.p.d - 1)),
         }
@@ -488,9 +578,23 @@ impl RecnPort {
         let used_desc = s.free_q.iter().filter(|&&f| !f).count();
         assert_eq!(used_desc, pkts, "descriptors in use != packets");
         for j in 0..p.l() {
+            if s.mk_q[j] {
+                let mq = s.mkq_q[j] as usize;
+                assert!(
+                    s.mkc_q[j] != 0 && s.mkc_q[j] <= s.occ_q[mq],
+                    "line {j}: marker of {} cells in queue {mq} of {}",
+                    s.mkc_q[j],
+                    s.occ_q[mq]
+                );
+            } else {
+                assert_eq!(s.mkc_q[j], 0, "line {j}: cells ahead of no marker");
+            }
             if !s.valid_q[j] {
                 assert_eq!(s.occ_q[p.line_queue(j)], 0, "free line {j} holds packets");
-                assert!(!s.gone_q[j] && !s.up_q[j], "free line {j}: flags");
+                assert!(
+                    !s.gone_q[j] && s.up_q[j] == 0 && !s.hold_q[j] && s.age_q[j] == 0 && !s.mk_q[j],
+                    "free line {j}: flags"
+                );
                 // (With an illegal Xoff of 0 an empty SAQ is in Xoff.)
                 assert!(self.cfg_err || !s.xoff_q[j], "free line {j}: Xoff");
             }
@@ -544,6 +648,9 @@ impl Block for RecnPort {
             cfg_rel_thr_i: (c / 32).max(1),
             cfg_xoff_i: c / 4,
             cfg_xon_i: c / 16,
+            cfg_leaf_i: false,
+            cfg_order_i: false,
+            cfg_idle_i: 0,
         }
     }
 
@@ -618,6 +725,17 @@ impl Block for RecnPort {
         hit(Bin::DeqArrSameQueue, e.same_queue);
         hit(Bin::DescReused, e.desc_reused);
         hit(Bin::ConfigError, self.cfg_err);
+        hit(Bin::DetectSecondSender, e.second_sender);
+        hit(Bin::ReleaseMsgCleared, e.rls_cleared);
+        hit(Bin::ReleaseMsgIgnored, e.rls_ignored);
+        hit(Bin::LeafRelease, e.leaf_release);
+        hit(Bin::RefusalSent, e.refusal);
+        hit(Bin::LeafReleaseWaits, e.leaf_waits);
+        hit(Bin::IdleRelease, e.idle_release);
+        hit(Bin::MarkerSet, e.marker_set);
+        hit(Bin::MarkerHoldsSaq, e.marker_holds);
+        hit(Bin::MarkerCleared, e.marker_cleared);
+        hit(Bin::MarkerPassedOn, e.marker_passed);
     }
 
     fn step_into(&mut self, i: &RecnPortInputs, o: &mut RecnPortOutputs) {
@@ -626,6 +744,7 @@ impl Block for RecnPort {
         let cfg = &self.c;
         let det = cfg.cfg_det_thr_i;
         let rel = cfg.cfg_rel_thr_i;
+        let leaf = cfg.cfg_leaf_i;
         let mut ev = Events::default();
 
         // Registered outputs.
@@ -636,6 +755,8 @@ impl Block for RecnPort {
             o.used_o = s.used_q;
             o.cam_valid_o.clone_from(&s.valid_q);
             o.cam_gone_o.clone_from(&s.gone_q);
+            o.cam_hold_o.clone_from(&s.hold_q);
+            o.cam_mark_o.clone_from(&s.mk_q);
             o.cam_up_o.clone_from(&s.up_q);
             o.cam_route_o.clone_from(&s.route_q);
             o.cam_hops_o.clone_from(&s.hops_q);
@@ -646,12 +767,14 @@ impl Block for RecnPort {
         o.cfg_err_o = self.cfg_err;
         refill(&mut o.rel_o, l, false);
 
-        // 1. Dequeue.
+        // 1. Dequeue: a SAQ behind its marker is not eligible.
         let mut req = [0u64; 2];
         for q in 0..nq {
-            if self.s.occ_q[q] != 0 && !i.stop_i[q] {
+            let marked = p.queue_line(q).is_some_and(|j| self.s.mk_q[j]);
+            if self.s.occ_q[q] != 0 && !i.stop_i[q] && !marked {
                 req[q / qv] |= 1 << (q % qv);
             }
+            ev.marker_holds |= marked && self.s.occ_q[q] != 0 && i.out_ready_i;
         }
         let mut arb0 = RrArb {
             n: qv as u32,
@@ -689,10 +812,22 @@ impl Block for RecnPort {
             o.out_sl_o = u3::new(self.s.dsl_q[h]);
             o.out_len_o = u5::new(self.s.len_q[h]);
             rel_cells = self.s.len_q[h] as u16 + 1;
+            // The markers in that queue move up by the packet's cells.
+            let s = &mut self.s;
+            for j in 0..l {
+                if s.mk_q[j] && s.mkq_q[j] as usize == r {
+                    s.mkc_q[j] -= rel_cells;
+                    if s.mkc_q[j] == 0 {
+                        s.mk_q[j] = false;
+                        ev.marker_cleared = true;
+                    }
+                }
+            }
         }
 
         // 2. Arrival, on the CAM at the start of the cycle.
         let sl = i.in_sl_i.value();
+        let src = i.in_src_i as usize;
         let (hitl, nhit) = self.lookup(i.in_route_i, sl);
         let aq = self.queue_of(i.in_route_i, sl);
         let len = i.in_len_i.value() as u16 + 1;
@@ -715,6 +850,7 @@ impl Block for RecnPort {
                         && s.hops_q[k] == s.hops_q[j]
                         && s.route_q[k] == s.route_q[j]
                 });
+                self.s.hold_q[j] = true;
             }
         }
 
@@ -748,6 +884,53 @@ impl Block for RecnPort {
             ev.exactly_full = s.used_q as usize == p.c;
         }
 
+        // Ages, on the lines valid at the start of the cycle (an allocation
+        // below finds its free line at age 0); which were old enough to go.
+        let mut old = 0u32;
+        {
+            let s = &mut self.s;
+            let idle = cfg.cfg_idle_i;
+            for j in 0..l {
+                if idle != 0 && s.age_q[j] >= idle {
+                    old |= 1 << j;
+                }
+                if s.valid_q[j] && !s.hold_q[j] {
+                    s.age_q[j] = s.age_q[j].saturating_add(1);
+                }
+            }
+        }
+
+        // 5. Release message received, on the CAM and masks at the start of
+        //    the cycle (nothing above changed them; step 4 below only
+        //    allocates lines, whose up masks are clear).
+        o.rls_hit_o = false;
+        if i.rls_valid_i {
+            let hops = i.rls_hops_i as u32;
+            let rsl = i.rls_sl_i.value();
+            let rs = i.rls_src_i as usize;
+            if (1..=p.h()).contains(&hops) {
+                let route = (i.rls_route_i as u64 & p.mask(hops)) as u32;
+                let s = &mut self.s;
+                if let Some(j) = (0..l).find(|&j| {
+                    s.valid_q[j]
+                        && s.sl_q[j] == rsl
+                        && s.hops_q[j] as u32 == hops
+                        && s.route_q[j] == route
+                }) {
+                    o.rls_hit_o |= s.up_q[j] & (1 << rs) != 0;
+                    s.up_q[j] &= !(1 << rs);
+                }
+                if hops == 1 {
+                    let v = ((cfg.cfg_sl_vc_i >> rsl) & 1) as usize;
+                    let e = (v * d + (route as usize & (d - 1))) * d + rs;
+                    o.rls_hit_o |= s.mask_q[e] & (1 << rsl) != 0;
+                    s.mask_q[e] &= !(1 << rsl);
+                }
+            }
+            ev.rls_cleared = o.rls_hit_o;
+            ev.rls_ignored = !o.rls_hit_o;
+        }
+
         // 4. Notification received (CAM at the start of the cycle: nothing
         //    above changed it).
         let mut act = Act::None;
@@ -767,6 +950,8 @@ impl Block for RecnPort {
                         && s.hops_q[j] as u32 == hops
                         && s.route_q[j] == route
                 });
+                // The marker queue: where this point's packets went so far.
+                let mq = self.queue_below(route, nsl, hops);
                 let s = &mut self.s;
                 if i.ntf_kind_i {
                     match exact {
@@ -791,6 +976,20 @@ impl Block for RecnPort {
                             s.route_q[j] = route;
                             s.hops_q[j] = hops as u8;
                             s.sl_q[j] = nsl;
+                            if cfg.cfg_order_i {
+                                // An empty SAQ that waits for its own
+                                // marker passes that marker on.
+                                let (mut mq, mut mc) = (mq, s.occ_q[mq]);
+                                if let Some(k) = p.queue_line(mq).filter(|&k| mc == 0 && s.mk_q[k])
+                                {
+                                    (mq, mc) = (s.mkq_q[k] as usize, s.mkc_q[k]);
+                                    ev.marker_passed = true;
+                                }
+                                s.mkq_q[j] = mq as u8;
+                                s.mkc_q[j] = mc;
+                                s.mk_q[j] = mc != 0;
+                                ev.marker_set = s.mk_q[j];
+                            }
                         }
                         None => act = Act::Drop,
                     }
@@ -806,15 +1005,29 @@ impl Block for RecnPort {
         };
         drop.clock(false, u64::from(act == Act::Drop), 0);
         self.s.drop_q = drop.count as u8;
+        // A congestion notification not taken is refused (leaf rule).
+        o.dn_valid_o = false;
+        o.dn_route_o = 0;
+        o.dn_hops_o = 0;
+        o.dn_sl_o = u3::new(0);
+        if leaf && i.ntf_valid_i && !i.ntf_kind_i && matches!(act, Act::Drop | Act::Ignore) {
+            o.dn_valid_o = true;
+            o.dn_route_o = i.ntf_route_i;
+            o.dn_hops_o = i.ntf_hops_i;
+            o.dn_sl_o = i.ntf_sl_i;
+            ev.refusal = true;
+        }
 
-        // 5. Notification sent, on the end-of-cycle occupancies; the flags
-        //    as they were at the start of the cycle (an allocated line has
-        //    `up` clear and no packets).
+        // 6. Notification sent, on the end-of-cycle occupancies and the
+        //    masks after the release message; the lines' flags as they were
+        //    at the start of the cycle (an allocated line has no bits set
+        //    and no packets).
         o.up_valid_o = false;
         o.up_kind_o = false;
         o.up_route_o = 0;
         o.up_hops_o = 0;
         o.up_sl_o = u3::new(0);
+        o.up_dst_o = 0;
         {
             let s = &mut self.s;
             let mut sent = false;
@@ -822,58 +1035,68 @@ impl Block for RecnPort {
                 match p.queue_line(aq) {
                     None => {
                         let mi = (aq / qv) * d + aq % qv;
-                        if s.mask_q[mi] & (1 << sl) == 0 {
-                            s.mask_q[mi] |= 1 << sl;
+                        if s.mask_q[mi * d + src] & (1 << sl) == 0 {
+                            ev.second_sender =
+                                (0..d).any(|k| k != src && s.mask_q[mi * d + k] & (1 << sl) != 0);
+                            s.mask_q[mi * d + src] |= 1 << sl;
                             sent = true;
                             o.up_route_o = (aq % qv) as u32;
                             o.up_hops_o = 1;
                             o.up_sl_o = u3::new(sl);
+                            o.up_dst_o = src as u8;
                             ev.detect_det = true;
                         }
                     }
                     Some(j) => {
-                        if !s.up_q[j] {
-                            s.up_q[j] = true;
+                        if s.up_q[j] & (1 << src) == 0 {
+                            ev.second_sender = s.up_q[j] != 0;
+                            s.up_q[j] |= 1 << src;
                             sent = true;
                             o.up_route_o = s.route_q[j];
                             o.up_hops_o = s.hops_q[j];
                             o.up_sl_o = u3::new(s.sl_q[j]);
+                            o.up_dst_o = src as u8;
                             ev.detect_saq = true;
                         }
                     }
                 }
             }
-            if !sent {
-                for q in 0..nq {
+            if !sent && !leaf {
+                'scan: for q in 0..nq {
                     if s.occ_q[q] >= rel {
                         continue;
                     }
                     match p.queue_line(q) {
                         None => {
                             let mi = (q / qv) * d + q % qv;
-                            let m = s.mask_q[mi];
-                            if m != 0 {
-                                let b = m.trailing_zeros() as u8;
-                                s.mask_q[mi] &= !(1 << b);
-                                sent = true;
-                                o.up_kind_o = true;
-                                o.up_route_o = (q % qv) as u32;
-                                o.up_hops_o = 1;
-                                o.up_sl_o = u3::new(b);
-                                ev.vanish_det = true;
-                                break;
+                            for k in 0..d {
+                                let m = s.mask_q[mi * d + k];
+                                if m != 0 {
+                                    let b = m.trailing_zeros() as u8;
+                                    s.mask_q[mi * d + k] &= !(1 << b);
+                                    sent = true;
+                                    o.up_kind_o = true;
+                                    o.up_route_o = (q % qv) as u32;
+                                    o.up_hops_o = 1;
+                                    o.up_sl_o = u3::new(b);
+                                    o.up_dst_o = k as u8;
+                                    ev.vanish_det = true;
+                                    break 'scan;
+                                }
                             }
                         }
                         Some(j) => {
-                            if s.up_q[j] {
-                                s.up_q[j] = false;
+                            if s.up_q[j] != 0 {
+                                let k = s.up_q[j].trailing_zeros();
+                                s.up_q[j] &= !(1 << k);
                                 sent = true;
                                 o.up_kind_o = true;
                                 o.up_route_o = s.route_q[j];
                                 o.up_hops_o = s.hops_q[j];
                                 o.up_sl_o = u3::new(s.sl_q[j]);
+                                o.up_dst_o = k as u8;
                                 ev.vanish_saq = true;
-                                break;
+                                break 'scan;
                             }
                         }
                     }
@@ -882,10 +1105,12 @@ impl Block for RecnPort {
             o.up_valid_o = sent;
         }
 
-        // 6. Xon/Xoff; 7. release.
+        // 7. Xon/Xoff; 8. release.
         {
             let s = &mut self.s;
+            let mut leaf_done = false;
             for j in 0..l {
+                let old = old >> j & 1 != 0;
                 let occ = s.occ_q[p.line_queue(j)];
                 let x = if occ >= cfg.cfg_xoff_i {
                     true
@@ -897,9 +1122,34 @@ impl Block for RecnPort {
                 ev.xoff |= x && !s.xoff_q[j];
                 ev.xon |= !x && s.xoff_q[j];
                 s.xoff_q[j] = x;
-                if s.valid_q[j] && s.gone_q[j] && !s.up_q[j] && occ == 0 {
+                let free = if leaf {
+                    let ok = s.valid_q[j] && s.up_q[j] == 0 && (s.hold_q[j] || old) && occ == 0;
+                    if ok && (leaf_done || o.dn_valid_o) {
+                        ev.leaf_waits = true;
+                        false
+                    } else {
+                        ok
+                    }
+                } else {
+                    s.valid_q[j] && s.gone_q[j] && s.up_q[j] == 0 && occ == 0
+                };
+                if free {
+                    if leaf {
+                        leaf_done = true;
+                        o.dn_valid_o = true;
+                        o.dn_route_o = s.route_q[j];
+                        o.dn_hops_o = s.hops_q[j];
+                        o.dn_sl_o = u3::new(s.sl_q[j]);
+                        ev.leaf_release = true;
+                        ev.idle_release |= !s.hold_q[j];
+                    }
                     s.valid_q[j] = false;
                     s.gone_q[j] = false;
+                    s.hold_q[j] = false;
+                    s.age_q[j] = 0;
+                    s.mk_q[j] = false;
+                    s.mkq_q[j] = 0;
+                    s.mkc_q[j] = 0;
                     s.route_q[j] = 0;
                     s.hops_q[j] = 0;
                     s.sl_q[j] = 0;
@@ -1012,13 +1262,14 @@ mod tests {
         let mut m = RecnPort::new(&p, &c);
         let o = m.step(&pkt(0, 3, 6, 8));
         assert!(o.up_valid_o && !o.up_kind_o && o.up_route_o == 3 && o.up_hops_o == 1);
-        assert_eq!(m.state().mask_q[4 + 3], 1 << 6);
+        // Detection queue 3 of VC1, sender 0: entry (4 + 3) * D + 0.
+        assert_eq!(m.state().mask_q[(4 + 3) * 4], 1 << 6);
         // Drain: the vanish goes.
         let mut i = RecnPortInputs::zero(&p);
         i.out_ready_i = true;
         let o = m.step(&i);
         assert!(o.out_valid_o && o.up_valid_o && o.up_kind_o && o.up_sl_o.value() == 6);
-        assert_eq!(m.state().mask_q[7], 0);
+        assert_eq!(m.state().mask_q[7 * 4], 0);
         // A SAQ marked gone and empty is released at once.
         m.step(&ntf(false, 1, 1, 0));
         let o = m.step(&ntf(true, 1, 1, 0));

@@ -17,6 +17,12 @@
 //! in bursts that fill the CAM; vanish notifications mostly name a line the
 //! CAM holds (closed loop), so lines are released; a few have hop counts of
 //! 0 or above `H`.
+//!
+//! Both release rules and markers on and off are drawn per configuration.
+//! Packets come from one to four senders per phase (an output port's input
+//! ports); release messages from upstream mostly name a line or a
+//! detection queue bit some sender holds (closed loop), so that lines
+//! become leaves and are released, and now and then nothing.
 
 use crate::rng::Rng;
 use crate::Bench;
@@ -49,41 +55,61 @@ pub fn config_strategy(p: &RecnPortParams, illegal: bool) -> BoxedStrategy<RecnP
     } else {
         Just(false).boxed()
     };
-    (slvc, det, any::<u16>(), xoff, any::<u16>(), bad, 0u8..6)
-        .prop_map(move |(sl_vc, det, r, xoff, x, bad, which)| {
-            // rel in 1..=det (det itself now and then), xon in 0..xoff.
-            let rel = match r % 4 {
-                0 => det,
-                1 => 1,
-                _ => 1 + r % det,
-            };
-            let xon = match x % 4 {
-                0 => xoff - 1,
-                1 => 0,
-                _ => x % xoff,
-            };
-            let mut cfg = RecnPortConfig {
-                cfg_sl_vc_i: sl_vc,
-                cfg_det_thr_i: det,
-                cfg_rel_thr_i: rel,
-                cfg_xoff_i: xoff,
-                cfg_xon_i: xon,
-            };
-            if bad {
-                match which {
-                    0 => cfg.cfg_rel_thr_i = 0,
-                    1 => cfg.cfg_rel_thr_i = det + 1,
-                    2 => cfg.cfg_det_thr_i = (c + 1).min(cmax),
-                    3 => cfg.cfg_xoff_i = 0,
-                    4 => {
-                        cfg.cfg_xoff_i = (c + 1).min(cmax);
-                        cfg.cfg_xon_i = xon.min(c);
+    let idle = prop_oneof![2 => Just(0u8), 6 => 1u8..=40, 1 => any::<u8>()];
+    let modes = (
+        proptest::bool::weighted(0.5),
+        proptest::bool::weighted(0.5),
+        idle,
+    );
+    (
+        slvc,
+        det,
+        any::<u16>(),
+        xoff,
+        any::<u16>(),
+        bad,
+        0u8..6,
+        modes,
+    )
+        .prop_map(
+            move |(sl_vc, det, r, xoff, x, bad, which, (leaf, order, idle))| {
+                // rel in 1..=det (det itself now and then), xon in 0..xoff.
+                let rel = match r % 4 {
+                    0 => det,
+                    1 => 1,
+                    _ => 1 + r % det,
+                };
+                let xon = match x % 4 {
+                    0 => xoff - 1,
+                    1 => 0,
+                    _ => x % xoff,
+                };
+                let mut cfg = RecnPortConfig {
+                    cfg_sl_vc_i: sl_vc,
+                    cfg_det_thr_i: det,
+                    cfg_rel_thr_i: rel,
+                    cfg_xoff_i: xoff,
+                    cfg_xon_i: xon,
+                    cfg_leaf_i: leaf,
+                    cfg_order_i: order,
+                    cfg_idle_i: idle,
+                };
+                if bad {
+                    match which {
+                        0 => cfg.cfg_rel_thr_i = 0,
+                        1 => cfg.cfg_rel_thr_i = det + 1,
+                        2 => cfg.cfg_det_thr_i = (c + 1).min(cmax),
+                        3 => cfg.cfg_xoff_i = 0,
+                        4 => {
+                            cfg.cfg_xoff_i = (c + 1).min(cmax);
+                            cfg.cfg_xon_i = xon.min(c);
+                        }
+                        _ => cfg.cfg_xon_i = xoff,
                     }
-                    _ => cfg.cfg_xon_i = xoff,
                 }
-            }
-            cfg
-        })
+                cfg
+            },
+        )
         .boxed()
 }
 
@@ -102,8 +128,11 @@ pub struct RecnPortGen {
     vanish_p: f64,
     stop_p: f64,
     stopped: u64,
-    held: Option<(Flow, u8, u8)>,
+    held: Option<(Flow, u8, u8, u8)>,
     id: u8,
+    /// Senders of this phase.
+    senders: Vec<u8>,
+    rls_p: f64,
 }
 
 impl RecnPortGen {
@@ -122,6 +151,8 @@ impl RecnPortGen {
             stopped: 0,
             held: None,
             id: 0,
+            senders: Vec::with_capacity(4),
+            rls_p: 0.0,
         }
     }
 
@@ -161,6 +192,11 @@ impl RecnPortGen {
         self.ntf_p = [0.0, 0.02, 0.05, 0.2][r.below(4) as usize];
         self.vanish_p = [0.1, 0.4, 0.7][r.below(3) as usize];
         self.stop_p = [0.0, 0.0, 0.1, 0.4][r.below(4) as usize];
+        self.rls_p = [0.0, 0.05, 0.2][r.below(3) as usize];
+        self.senders.clear();
+        for _ in 0..[1, 1, 2, 4][r.below(4) as usize] {
+            self.senders.push(r.below(p.d as u64) as u8);
+        }
         self.stopped = 0;
         for q in 0..p.nq() {
             if r.chance(self.stop_p) {
@@ -201,7 +237,8 @@ impl Generator<RecnPort> for RecnPortGen {
                 r.below(32) as u8
             };
             self.id = self.id.wrapping_add(1);
-            self.held = Some((f, len, self.id));
+            let src = self.senders[r.below(self.senders.len() as u64) as usize];
+            self.held = Some((f, len, self.id, src));
         }
         let r = &mut self.rng;
         let rmask = if p.rw == 32 {
@@ -214,12 +251,14 @@ impl Generator<RecnPort> for RecnPortGen {
         i.in_sl_i = u3::new(0);
         i.in_len_i = u5::new(0);
         i.in_route_i = 0;
-        if let Some(((route, sl), len, id)) = self.held {
+        i.in_src_i = 0;
+        if let Some(((route, sl), len, id, src)) = self.held {
             i.in_valid_i = true;
             i.in_id_i = id;
             i.in_sl_i = u3::new(sl);
             i.in_len_i = u5::new(len);
             i.in_route_i = route & rmask;
+            i.in_src_i = src;
         }
         i.out_ready_i = r.chance(self.ready_p);
         for q in 0..p.nq() {
@@ -259,12 +298,46 @@ impl Generator<RecnPort> for RecnPortGen {
         i.ntf_route_i = route & rmask;
         i.ntf_hops_i = hops;
         i.ntf_sl_i = u3::new(sl);
+        // Release messages from upstream: mostly for a bit some sender
+        // holds (a line's, else a detection queue's), else anything.
+        i.rls_valid_i = r.chance(self.rls_p);
+        let s = m.state();
+        let d = p.d;
+        let j = r.below(p.l() as u64) as usize;
+        let e = r.below((2 * d * d) as u64) as usize;
+        let (mut rr, mut rh, mut rs, mut rsl) = (
+            r.u64() as u32,
+            r.range(0, p.h() as u64) as u8,
+            r.below(d as u64) as u8,
+            r.below(8) as u8,
+        );
+        if r.chance(0.9) {
+            if s.valid_q[j] && s.up_q[j] != 0 {
+                rr = s.route_q[j] | (r.u64() as u32 & !(p.mask(s.hops_q[j] as u32) as u32));
+                rh = s.hops_q[j];
+                rsl = s.sl_q[j];
+                let set: Vec<u8> = (0..d as u8).filter(|&k| s.up_q[j] >> k & 1 != 0).collect();
+                rs = set[r.below(set.len() as u64) as usize];
+            } else if s.mask_q[e] != 0 {
+                // Entry (v D + k) D + sender: detection queue k of VC v.
+                let k = (e / d) % d;
+                let bits: Vec<u8> = (0..8).filter(|&b| s.mask_q[e] >> b & 1 != 0).collect();
+                rsl = bits[r.below(bits.len() as u64) as usize];
+                rr = k as u32 | (r.u64() as u32) << p.tb();
+                rh = 1;
+                rs = (e % d) as u8;
+            }
+        }
+        i.rls_src_i = rs;
+        i.rls_route_i = rr & rmask;
+        i.rls_hops_i = rh;
+        i.rls_sl_i = u3::new(rsl);
         Step::Drive
     }
 }
 
 impl Bench for RecnPort {
-    const GENERATOR_VERSION: u32 = 1;
+    const GENERATOR_VERSION: u32 = 2;
     type Gen = RecnPortGen;
     fn generator(p: &RecnPortParams, cfg: &RecnPortConfig, seed: u64) -> RecnPortGen {
         RecnPortGen::new(p, cfg, seed)
@@ -308,6 +381,36 @@ impl Bench for RecnPort {
                 about: "seed 002 sec. 4: a detection queue notifies once per SL, then vanishes; \
                         a SAQ's Xoff and Xon",
                 build: || s::detect().0,
+                check: None,
+            },
+            crate::Scenario {
+                name: "senders",
+                about:
+                    "seed 002 sec. 2.1: an output port notifies each input port that sends to a \
+                        congested queue, once, for the detection queue and for the SAQ",
+                build: || s::senders().0,
+                check: None,
+            },
+            crate::Scenario {
+                name: "leaf",
+                about: "RECN's leaf rule: a SAQ that notified upstream stays when empty; the \
+                        release message from upstream makes it a leaf and it is released, telling \
+                        downstream; refusals of notifications the CAM cannot take",
+                build: || s::leaf().0,
+                check: None,
+            },
+            crate::Scenario {
+                name: "marker",
+                about: "RECN's in-order markers: a SAQ allocated for a flow waits until the \
+                        flow's packets queued before it have left",
+                build: || s::marker(true).0,
+                check: None,
+            },
+            crate::Scenario {
+                name: "marker-chain",
+                about: "in-order markers: an empty SAQ that waits for its marker passes it on to \
+                        a SAQ allocated for a longer prefix of the same flow",
+                build: || s::marker_chain().0,
                 check: None,
             },
         ]
@@ -400,8 +503,13 @@ pub mod scenario {
     pub const HOT: u8 = 0x80;
     /// Hot flow: output 1, then output 3 of the next switch; SL 5 (VC1).
     pub const HOT_ROUTE: u32 = 1 | 3 << 2;
-    /// Cold flow: output 1, then output 0; SL 5.
+    /// Its service level.
+    pub const HOT_SL: u8 = 5;
+    /// Cold flow: output 1, then output 0; SL 4 (VC1, the same detection
+    /// queue as the hot flow).
     pub const COLD_ROUTE: u32 = 1;
+    /// Its service level.
+    pub const COLD_SL: u8 = 4;
 
     /// Packets with ids matching `hot` that left in cycles `from..to`.
     pub fn left(outs: &[RecnPortOutputs], hot: bool, from: usize, to: usize) -> usize {
@@ -411,7 +519,8 @@ pub mod scenario {
             .count()
     }
 
-    /// A hot flow and a cold flow alternate into detection queue 1 of VC1.
+    /// A hot flow (SL 5) and a cold flow (SL 4) alternate into detection
+    /// queue 1 of VC1.
     /// Downstream, the hot point takes one packet every 8 cycles (the
     /// queue whose head is a hot packet is stopped otherwise), the cold
     /// one takes everything. At cycle 100 the downstream port notifies
@@ -443,25 +552,148 @@ pub mod scenario {
             }
             // The sender honours the SAQs' Xoff: while the hot flow's SAQ
             // is in Xoff it sends cold packets only.
-            let q = m.queue_of(HOT_ROUTE, 5);
+            let q = m.queue_of(HOT_ROUTE, HOT_SL);
             let hot_xoff = m
                 .params()
                 .queue_line(q)
                 .is_some_and(|j| m.state().xoff_q[j]);
             if offered_hot && !hot_xoff {
-                offer(i, HOT_ROUTE, 5, HOT | k);
+                offer(i, HOT_ROUTE, HOT_SL, HOT | k);
             } else {
-                offer(i, COLD_ROUTE, 5, k);
+                offer(i, COLD_ROUTE, COLD_SL, k);
             }
             i.out_ready_i = true;
             for q in 0..m.params().nq() {
                 i.stop_i[q] = matches!(m.head(q), Some((id, _, _)) if id & HOT != 0) && budget == 0;
             }
             if t == 100 {
-                notify(i, false, HOT_ROUTE, 2, 5);
+                notify(i, false, HOT_ROUTE, 2, HOT_SL);
             }
         });
         (s.stimulus(0x4075), s)
+    }
+
+    /// A release message from sender `src` for (`route`, `hops`, `sl`).
+    pub fn release_msg(i: &mut RecnPortInputs, src: u8, route: u32, hops: u8, sl: u8) {
+        i.rls_valid_i = true;
+        i.rls_src_i = src;
+        i.rls_route_i = route;
+        i.rls_hops_i = hops;
+        i.rls_sl_i = u3::new(sl);
+    }
+
+    /// The route of the `senders` scenario: output 2, then output 1.
+    pub const SENDERS_ROUTE: u32 = 2 | 1 << 2;
+
+    /// An output port (the default variant): one-cell packets of
+    /// `SENDERS_ROUTE`, SL 5, from senders 1 and 2 in turn, the output
+    /// stalled. Detection queue 2 of VC1 crosses the threshold (8 cells)
+    /// and notifies sender 1, then sender 2 at its next packet, once each;
+    /// at cycle 30 downstream names (2, 1) for SL 5: the packets go to a
+    /// SAQ, which notifies sender 1 and sender 2 in turn at 8 cells. The
+    /// output drains everything from cycle 60: four vanishes, one to each
+    /// (queue, sender).
+    pub fn senders() -> (Stimulus<RecnPort>, Script) {
+        let mut s = Script::new(cfg());
+        s.run(140, |t, _, _, i| {
+            if (1..29).contains(&t) || (31..50).contains(&t) {
+                offer(i, SENDERS_ROUTE, 5, t as u8);
+                i.in_src_i = if t % 2 == 1 { 1 } else { 2 };
+            }
+            if t == 30 {
+                notify(i, false, SENDERS_ROUTE, 2, 5);
+            }
+            i.out_ready_i = t >= 60;
+        });
+        (s.stimulus(0x5e4d), s)
+    }
+
+    /// Leaf rule (`cfg_leaf_i`). A SAQ for (2, 1 hop), SL 6, fills with
+    /// the output stalled and notifies sender 0 (no longer a leaf); the
+    /// output drains it, and the empty SAQ stays; at cycle 70 the release
+    /// message from sender 0 makes it a leaf: it is released at once and
+    /// its release message goes downstream. Then VC1's two lines are taken
+    /// by (1, 1 hop) and (3, 1 hop), SL 5: a third point is dropped and
+    /// refused downstream (cycle 82), as is a notification of 0 hops
+    /// (cycle 83). A packet enters the (1, 1 hop) SAQ and leaves at cycle
+    /// 100, when a dropped notification's refusal takes the release
+    /// channel: the line is released at cycle 101. The (3, 1 hop) SAQ never
+    /// holds a packet: with `cfg_idle_i` = 20 it is released at cycle 102,
+    /// 20 cycles after it became valid.
+    pub fn leaf() -> (Stimulus<RecnPort>, Script) {
+        let mut c = cfg();
+        c.cfg_leaf_i = true;
+        c.cfg_idle_i = 20;
+        let mut s = Script::new(c);
+        s.run(110, |t, _, _, i| {
+            match t {
+                1 => notify(i, false, 2, 1, 6),
+                80 => notify(i, false, 1, 1, 5),
+                81 => notify(i, false, 3, 1, 5),
+                82 | 100 => notify(i, false, 0, 1, 5),
+                83 => notify(i, false, 2, 0, 5),
+                95 => offer(i, 1, 5, 95),
+                70 => release_msg(i, 0, 2, 1, 6),
+                _ => {}
+            }
+            if (2..14).contains(&t) {
+                offer(i, 2, 6, t as u8);
+            }
+            i.out_ready_i = (40..60).contains(&t) || t == 100;
+        });
+        (s.stimulus(0x1eaf), s)
+    }
+
+    /// Route of flow A of the `marker` scenario: output 2, then 1.
+    pub const MARK_A: u32 = 2 | 1 << 2;
+    /// Route of flow B: output 2, then 3 (the same detection queue).
+    pub const MARK_B: u32 = 2 | 3 << 2;
+
+    /// In-order markers (`cfg_order_i` = `order`): flows A (ids 1..=6) and
+    /// B (ids 11..=13), SL 5, alternate into detection queue 2 of VC1 with
+    /// the output stalled (A1 B1 A2 B2 A3 B3); at cycle 10 downstream
+    /// names (2, 1), SL 5: a SAQ for flow A, whose marker sits behind the
+    /// 6 cells queued; A4..A6 enter the SAQ. From cycle 30 the output
+    /// drains both queues in turn: with the marker the SAQ waits until B3
+    /// has left and A leaves in order; without it A4 overtakes A2.
+    pub fn marker(order: bool) -> (Stimulus<RecnPort>, Script) {
+        let mut c = cfg();
+        c.cfg_order_i = order;
+        let mut s = Script::new(c);
+        s.run(60, |t, _, _, i| {
+            match t {
+                1 | 3 | 5 => offer(i, MARK_A, 5, t.div_ceil(2) as u8),
+                2 | 4 | 6 => offer(i, MARK_B, 5, 10 + t as u8 / 2),
+                10 => notify(i, false, MARK_A, 2, 5),
+                11..=13 => offer(i, MARK_A, 5, t as u8 - 7),
+                _ => {}
+            }
+            i.out_ready_i = t >= 30;
+        });
+        (s.stimulus(0x3a4c), s)
+    }
+
+    /// Markers on: A1 B1 A2 B2 A3 B3 wait in detection queue 2 of VC1 as
+    /// in [`marker`]; downstream names (2, 1), SL 5 at cycle 10 (a SAQ whose
+    /// marker sits behind the 6 cells) and (2, 1, 0), SL 5 at cycle 11: its
+    /// marker queue is the first SAQ, empty but waiting for its marker,
+    /// which it takes over. A4..A6 enter the second SAQ and leave after B3.
+    pub fn marker_chain() -> (Stimulus<RecnPort>, Script) {
+        let mut c = cfg();
+        c.cfg_order_i = true;
+        let mut s = Script::new(c);
+        s.run(60, |t, _, _, i| {
+            match t {
+                1 | 3 | 5 => offer(i, MARK_A, 5, t.div_ceil(2) as u8),
+                2 | 4 | 6 => offer(i, MARK_B, 5, 10 + t as u8 / 2),
+                10 => notify(i, false, MARK_A, 2, 5),
+                11 => notify(i, false, MARK_A, 3, 5),
+                12..=14 => offer(i, MARK_A, 5, t as u8 - 8),
+                _ => {}
+            }
+            i.out_ready_i = t >= 30;
+        });
+        (s.stimulus(0x3a4d), s)
     }
 
     /// Three congested points with SL 5 (VC1, two lines): two allocations,

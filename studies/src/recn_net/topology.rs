@@ -167,6 +167,21 @@ impl Topology {
         (r, t.len() as u32)
     }
 
+    /// The links from `src` to `dst`, in order: the injection link
+    /// `(usize::MAX, src)`, then each switch's output link `(switch,
+    /// output port)`.
+    pub fn links(&self, src: usize, dst: usize) -> Vec<(usize, usize)> {
+        let (mut sw, _) = self.leaf(src);
+        let mut v = vec![(usize::MAX, src)];
+        for o in self.turns(src, dst) {
+            v.push((sw, o));
+            if let Peer::Switch { sw: s2, .. } = self.peers[sw][o] {
+                sw = s2;
+            }
+        }
+        v
+    }
+
     /// Bits of the longest turnpool: `(2n - 1) log2(radix)`.
     pub fn route_bits(&self) -> u32 {
         (2 * self.n as u32 - 1) * self.tb

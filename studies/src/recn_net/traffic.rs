@@ -17,10 +17,14 @@
 //! give the mix; an equal split keeps QoS at half the links at full load, so
 //! the admission control of seed section 3.1 holds).
 //!
-//! Hot spot ([`Pattern::HotSpot`]): the first `hot` end points send all
-//! their best-effort traffic to end point `N - 1` at the full per-level
-//! load, an oversubscribed destination; the others (the victims) send to
-//! uniform destinations other than `N - 1`.
+//! Hot spot ([`Pattern::HotSpot`]): every `every`-th end point (`0`,
+//! `every`, `2 every`, ...: one per `every` end points, spread over the
+//! leaf switches, so that the hot flows share links, input buffers and
+//! VCs with other flows on their way up) sends all its best-effort traffic
+//! to end point `N - 1` at the full per-level load, an oversubscribed
+//! destination; the others (the victims) send to uniform destinations
+//! other than `N - 1`. Under uniform traffic the same end points are the
+//! victims ([`hot_source`]), for comparison.
 
 use crate::rng::{threshold, Rng};
 
@@ -38,12 +42,15 @@ pub const SLS: usize = 8;
 pub enum Pattern {
     /// Uniform destinations for every level.
     Uniform,
-    /// The first `hot` end points send their best-effort traffic to the
+    /// Every `every`-th end point sends its best-effort traffic to the
     /// last end point.
-    HotSpot {
-        /// Hot sources.
-        hot: usize,
-    },
+    HotSpot,
+}
+
+/// Whether `e` is a hot source of a hot spot of one source in `every` of
+/// `n` end points (`N - 1`, the hot destination, is none).
+pub fn hot_source(e: usize, every: usize, n: usize) -> bool {
+    e.is_multiple_of(every) && e + 1 != n
 }
 
 /// A packet born at a network interface.
@@ -70,6 +77,7 @@ struct Source {
 pub struct Traffic {
     n: usize,
     pattern: Pattern,
+    every: usize,
     /// Cumulative size thresholds: packet of `i + 1` cells if the draw is
     /// below `cdf[i]` (and not below `cdf[i - 1]`).
     cdf: Vec<u64>,
@@ -101,13 +109,15 @@ pub fn mean_cells(max: usize, alpha: f64) -> f64 {
 impl Traffic {
     /// `n` end points, input `load` (fraction of a link) split equally over
     /// the 8 levels, packets of at most `max_cells` cells, best-effort and
-    /// QoS bursts of `be_burst` and `qos_burst` cells; stream fixed by `seed`.
+    /// QoS bursts of `be_burst` and `qos_burst` cells; hot sources one in
+    /// `every`; stream fixed by `seed`.
     pub fn new(
         n: usize,
         load: f64,
         max_cells: usize,
         (be_burst, qos_burst): (u32, u32),
         pattern: Pattern,
+        every: usize,
         seed: u64,
     ) -> Self {
         let mass = pareto_cells(max_cells, PARETO_ALPHA);
@@ -133,6 +143,7 @@ impl Traffic {
         Traffic {
             n,
             pattern,
+            every,
             cdf,
             level,
             src: vec![
@@ -153,13 +164,19 @@ impl Traffic {
 
     /// Whether `e` is a hot source of best-effort traffic.
     pub fn is_hot(&self, e: usize) -> bool {
-        matches!(self.pattern, Pattern::HotSpot { hot } if e < hot)
+        self.pattern == Pattern::HotSpot && hot_source(e, self.every, self.n)
+    }
+
+    /// Whether `e` is a victim: not a hot source of the hot spot (under
+    /// uniform traffic too).
+    pub fn is_victim(&self, e: usize) -> bool {
+        !hot_source(e, self.every, self.n)
     }
 
     fn destination(&mut self, e: usize, sl: usize) -> usize {
         match self.pattern {
-            Pattern::HotSpot { hot } if sl >= 4 => {
-                if e < hot {
+            Pattern::HotSpot if sl >= 4 => {
+                if hot_source(e, self.every, self.n) {
                     self.n - 1
                 } else if e == self.n - 1 {
                     self.rng.below(self.n as u64 - 1) as usize
@@ -233,7 +250,7 @@ mod tests {
     fn offered_load_per_level_and_destinations() {
         let n = 16;
         let load = 0.6;
-        let mut t = Traffic::new(n, load, 32, (480, 80), Pattern::Uniform, 5);
+        let mut t = Traffic::new(n, load, 32, (480, 80), Pattern::Uniform, 4, 5);
         let slots = 400_000u64;
         let mut cells = [0u64; SLS];
         let mut out = Vec::new();
@@ -260,7 +277,7 @@ mod tests {
     #[test]
     fn hot_spot_sends_best_effort_to_the_last_end_point() {
         let n = 16;
-        let mut t = Traffic::new(n, 0.8, 8, (480, 80), Pattern::HotSpot { hot: 4 }, 2);
+        let mut t = Traffic::new(n, 0.8, 8, (480, 80), Pattern::HotSpot, 4, 2);
         let mut out = Vec::new();
         for s in 0..50_000 {
             for e in 0..n {
@@ -268,7 +285,7 @@ mod tests {
                 t.births(e, s, &mut out);
                 for b in &out {
                     if b.sl >= 4 {
-                        assert_eq!(b.dst == n - 1, e < 4, "{e} -> {}", b.dst);
+                        assert_eq!(b.dst == n - 1, e % 4 == 0, "{e} -> {}", b.dst);
                     }
                 }
             }

@@ -415,31 +415,50 @@ pub fn cmd_bcn_loop(o: BcnLoopOpts) -> Result<u8> {
     crate::study::bcn::cmd_bcn_loop(&cfg, len, o.rtl, sweep, o.out)
 }
 
-/// The options of `switchsim recn-net`.
+/// The options of `switchsim study recn` (alias `recn-net`).
 #[derive(clap::Args, Debug)]
 pub struct RecnNetOpts {
-    /// Input loads (comma separated).
+    /// Input loads, uniform traffic (comma separated).
+    #[arg(long, value_delimiter = ',', default_value = "0.2,0.5,0.7,0.8,0.9,1.0")]
+    pub loads: Vec<f64>,
+    /// Loads of the hot-spot case, each also run uniform (comma separated).
+    #[arg(long, value_delimiter = ',', default_value = "0.5,0.8,1.0")]
+    pub hot_loads: Vec<f64>,
+    /// One end point in this many is a hot source (default: 8; 4 with --small).
+    #[arg(long)]
+    pub hot_every: Option<usize>,
+    /// Traffic draws per point (seeds 1..=N).
+    #[arg(long, default_value_t = 8)]
+    pub seeds: u64,
+    /// Variants run beside the base configuration (comma separated: root,
+    /// nomarkers, saqs16, detxoff, nicdest; `none` for none).
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0"
+        default_value = "root,nomarkers,saqs16,detxoff,nicdest"
     )]
-    pub loads: Vec<f64>,
-    /// Loads of the hot-spot case (comma separated).
-    #[arg(long, value_delimiter = ',', default_value = "0.5,0.8,1.0")]
-    pub hot_loads: Vec<f64>,
-    /// Hot sources (default: an eighth of the end points).
-    #[arg(long)]
-    pub hot: Option<usize>,
-    /// Warm-up slots per point.
-    #[arg(long, default_value_t = 4_000)]
+    pub variants: Vec<String>,
+    /// Uniform loads of the variants (comma separated).
+    #[arg(long, value_delimiter = ',', default_value = "0.9")]
+    pub variant_loads: Vec<f64>,
+    /// Hot-spot loads of the variants (comma separated).
+    #[arg(long, value_delimiter = ',', default_value = "0.8")]
+    pub variant_hot_loads: Vec<f64>,
+    /// Warm-up slots per run.
+    #[arg(long, default_value_t = 3_000)]
     pub warmup: u64,
-    /// Measured slots per point.
-    #[arg(long, default_value_t = 16_000)]
+    /// Measured slots per run.
+    #[arg(long, default_value_t = 8_000)]
     pub slots: u64,
-    /// Traffic seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// Crossbar speed-up (ticks per slot, 1..=4).
+    #[arg(long, default_value_t = 2)]
+    pub speedup: u32,
+    /// Link propagation delay, slots (data, credits, notifications).
+    #[arg(long, default_value_t = 2)]
+    pub link_delay: u64,
+    /// RECN's SAQs per VC (default: 8; 2 with --small).
+    #[arg(long)]
+    pub saqs: Option<usize>,
     /// The 16-end-point network of 4-port switches (64-cell ports, packets
     /// of up to 8 cells) instead of the paper's 128 end points.
     #[arg(long)]
@@ -450,35 +469,72 @@ pub struct RecnNetOpts {
     /// Worker threads.
     #[arg(long, default_value_t = 2)]
     pub jobs: usize,
-    /// Output stem: STEM.csv and STEM_{fig2,fig3,fig4,fig5,hotspot}.{svg,png}.
+    /// Output stem: STEM.csv, STEM_summary.md and
+    /// STEM_{fig2,fig3,fig4,fig5,hotspot}.{svg,png}.
     #[arg(long, default_value = "out/recn_net")]
     pub out: PathBuf,
+    /// Only write the summary and charts of an existing CSV, beside it.
+    #[arg(long)]
+    pub plot_only: Option<PathBuf>,
 }
 
-/// `switchsim recn-net`.
+/// `switchsim study recn`.
 pub fn cmd_recn_net(o: RecnNetOpts) -> Result<u8> {
+    use crate::study::recn::Variant;
     use studies::recn_net::Config;
     let base = if o.small {
         Config::small(0.5)
     } else {
         Config::paper(0.5)
     };
-    let base = Config {
-        warmup: o.warmup,
-        slots: o.slots,
-        seed: o.seed,
-        ..base
-    };
     if o.slots == 0 {
         bail!("--slots: must be at least 1");
     }
-    let hot = o.hot.unwrap_or(base.topology().endpoints / 8);
+    if !(1..=4).contains(&o.speedup) {
+        bail!("--speedup {}: must be in 1..=4", o.speedup);
+    }
+    let saqs = o.saqs.unwrap_or(base.saqs);
+    if !(1..=16).contains(&saqs) {
+        bail!("--saqs {saqs}: must be in 1..=16 (the block's S)");
+    }
+    let hot_every = o.hot_every.unwrap_or(base.hot_every);
+    if hot_every < 2 {
+        bail!("--hot-every {hot_every}: must be at least 2");
+    }
+    let base = Config {
+        warmup: o.warmup,
+        slots: o.slots,
+        speedup: o.speedup,
+        link_delay: o.link_delay,
+        saqs,
+        hot_every,
+        ..base
+    };
+    let mut variants = vec![Variant::Base];
+    for v in &o.variants {
+        variants.push(match v.as_str() {
+            "none" => continue,
+            "root" => Variant::RootRelease,
+            "nomarkers" => Variant::NoMarkers,
+            "saqs16" => Variant::Saqs16,
+            "detxoff" => Variant::DetXoff,
+            "nicdest" => Variant::NicPerDest,
+            _ => bail!(
+                "--variants: `{v}` is not one of root, nomarkers, saqs16, detxoff, nicdest, none"
+            ),
+        });
+    }
+    if let Some(csv) = &o.plot_only {
+        return crate::study::recn::cmd_plot_only(csv, &base);
+    }
     crate::study::recn::cmd_recn_net(
         &crate::study::recn::Spec {
             base,
             loads: o.loads,
             hot_loads: o.hot_loads,
-            hot,
+            seeds: o.seeds,
+            variants,
+            variant_loads: (o.variant_loads, o.variant_hot_loads),
             rtl: o.rtl,
             jobs: o.jobs,
         },
