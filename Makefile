@@ -104,11 +104,12 @@ test-stx: build
 	$(CARGO) test --release -p studies stx_system
 	$(CARGO) test --release -p switchsim --test stx
 
-# Delay/throughput/STX figures vs the analytic model, N = 64, RTT = 64, and
-# the STX policies and delivery schemes, Bernoulli and bursty (docs/stx.md).
+# The STX study (docs/stx.md): N = 64, RTT = 64, 8 seeds per point; the
+# paper's curves against the analytic model, the STX policies and delivery
+# schemes (paired differences), bursts, saturation, hot spots, stalled
+# output links with and without flow control. About an hour on 2 cores.
 sweep-stx: build
-	$(SWITCHSIM) study stx --traffic bernoulli,onoff16 --policies ocf,random,ycf \
-		--schemes sr,gbn,saw --warmup 2000 --slots 10000 --jobs 2 --out out/stx_sweep.csv
+	$(SWITCHSIM) study stx --jobs 2 --out out/stx_sweep.csv
 
 # RECN network study (seed 002 section 5): network properties (studies
 # crate), RECN network on the model vs the RTL ports (testbenches).
