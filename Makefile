@@ -20,7 +20,7 @@ FUZZ_TIME   ?= 6m
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
-.PHONY: all deps build run test lint blocks fuzz bench soak synth mutate clean test-stx sweep-stx test-recn-net sweep-recn-net
+.PHONY: all deps build run test lint blocks fuzz bench soak synth mutate clean test-stx sweep-stx sweep-stx-short test-recn-net sweep-recn-net
 
 all: build
 
@@ -110,6 +110,12 @@ test-stx: build
 # output links with and without flow control. About an hour on 2 cores.
 sweep-stx: build
 	$(SWITCHSIM) study stx --jobs 2 --out out/stx_sweep.csv
+
+# The runs recorded in docs/stx.md (docs/stx_sweep*.csv): the same study
+# thinned to what ran in the time there was on the shared machine (fewer
+# loads and variants, 1000 + 3000 slots per run, 8 seeds per point).
+sweep-stx-short: build
+	$(SWITCHSIM) study stx --plan short --warmup 1000 --slots 3000 --jobs 1 --out out/stx_sweep.csv
 
 # RECN network study (seed 002 section 5): network properties (studies
 # crate), RECN network on the model vs the RTL ports (testbenches).

@@ -599,6 +599,11 @@ pub mod scenario {
         // Cells stored at output 2 during the stall: at most its 12
         // credits' worth, and none delivered until the link comes back.
         let stored = [Fate::InOrder.code(), Fate::OutOfOrder.code()];
+        expect(
+            "outputs for the whole stall and its release",
+            o.len() >= STALL.end + 1,
+            format!("{} cycles", o.len()),
+        )?;
         let got: usize = o[STALL]
             .iter()
             .map(|x| x.arr_fate_o[4..6].iter().filter(|f| stored.contains(f)).count())

@@ -501,7 +501,6 @@ crate::coverage_bins! {
         HoleFilled = "hole_filled",
         Duplicate = "duplicate_dropped",
         GbnDropped = "gbn_out_of_order_dropped",
-        RsqFull = "rsq_full",
         SeveralArrivals = "several_arrivals",
         Backpressure = "output_backpressure",
         FullMatching = "full_matching",
@@ -863,7 +862,6 @@ impl<A: SwitchArbiter> Switch<A> {
             }
             let ev = self.eg[j].events();
             hit(Bin::HoleFilled, ev.hole_filled);
-            hit(Bin::RsqFull, ev.full);
             hit(Bin::SeveralArrivals, ev.several);
             hit(Bin::Backpressure, ev.backpressure);
             hit(Bin::GbnDropped, ev.gbn_dropped);

@@ -183,9 +183,11 @@ fn sweep_points(spec: crate::study::stx::SweepSpec, out: &Path) -> Result<u8> {
 /// The options of `switchsim study stx`.
 #[derive(clap::Args, Debug)]
 pub struct SweepOpts {
-    /// `study`: the recorded study of `docs/stx.md` (the options below that
+    /// `study`: the full study (`make sweep-stx`; the options below that
     /// shape the grid are then not used: traffic, loads, r, policies,
-    /// schemes, cross, stall); `custom`: the grid of those options.
+    /// schemes, cross, stall); `short`: the same thinned, the runs recorded
+    /// in `docs/stx.md` (`make sweep-stx-short`); `custom`: the grid of
+    /// those options.
     #[arg(long, default_value = "study")]
     pub plan: String,
     /// Ports.
@@ -286,6 +288,7 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
     }
     let mut spec = match o.plan.as_str() {
         "study" => SweepSpec::study(o.n, o.rtt),
+        "short" => SweepSpec::study_short(o.n, o.rtt),
         "custom" => {
             let policies = o
                 .policies
@@ -356,7 +359,7 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
             spec.experiments = experiments;
             spec
         }
-        x => bail!("--plan {x}: expected study or custom"),
+        x => bail!("--plan {x}: expected study, short or custom"),
     };
     spec.n = o.n;
     spec.rtt = o.rtt;

@@ -260,10 +260,10 @@ impl SweepSpec {
     /// The recorded study (`make sweep-stx`, `docs/stx.md`): N = 64,
     /// RTT = 64, 8 seeds of 2000 + 10 000 slots per point.
     ///
-    /// - `bernoulli`, loads 0.1, 0.5, 0.7, 0.9: no STX; OCF
+    /// - `bernoulli`, loads 0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9: no STX; OCF
     ///   SR at R = 1, 2, 8 (the paper's); random and YCF with SR at R = 2
     ///   and 8; GBN and SAW with OCF at R = 2;
-    /// - `onoff16` (bursts of mean 16), loads 0.3, 0.7, R = 2:
+    /// - `onoff16` (bursts of mean 16), loads 0.1, 0.3, 0.5, 0.7, R = 2:
     ///   no STX, the three policies with SR, OCF with GBN and SAW;
     /// - `saturation` (every input backlogged, load 1): the same variants
     ///   as `bernoulli`;
@@ -331,14 +331,14 @@ impl SweepSpec {
                 exp(
                     "bernoulli",
                     TrafficKind::Bernoulli,
-                    &[0.1, 0.5, 0.7, 0.9],
+                    &[0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9],
                     None,
                     uniform.clone(),
                 ),
                 exp(
                     "onoff16",
                     TrafficKind::OnOff(16.0),
-                    &[0.3, 0.7],
+                    &[0.1, 0.3, 0.5, 0.7],
                     None,
                     r2,
                 ),
@@ -382,6 +382,30 @@ impl SweepSpec {
             rtl: false,
             jobs: 1,
         }
+    }
+
+    /// The study thinned to what ran on the shared 2-core machine in the
+    /// time there was (`make sweep-stx-short`, the runs recorded in
+    /// `docs/stx.md`), 8 seeds per point: `bernoulli` at loads 0.5 and 0.7
+    /// without R = 8 random and YCF; `saturation` the same variants;
+    /// the hot spots at load 0.5; the stalls and the ablation as in the
+    /// study; no `onoff16`. The warm-up and measured slots are the
+    /// command's (`--warmup 1000 --slots 3000` in the make target).
+    pub fn study_short(n: usize, rtt: u64) -> Self {
+        let mut s = Self::study(n, rtt);
+        s.experiments.retain(|e| e.name != "onoff16");
+        for e in &mut s.experiments {
+            if e.name == "bernoulli" || e.name == "saturation" {
+                e.variants
+                    .retain(|v| v.r != Some(8) || v.policy == Policy::Ocf);
+            }
+            match e.name.as_str() {
+                "bernoulli" => e.loads = vec![0.5, 0.7],
+                "hotspot0.1" | "hotspot0.3" => e.loads = vec![0.5],
+                _ => {}
+            }
+        }
+        s
     }
 
     /// Every run: per experiment, load and seed, every variant (so the
