@@ -300,7 +300,10 @@ mod tests {
         }
         // The multiplication is commutative and one step is a product.
         let (t, w) = (0x8020_0003u64, 32);
-        assert_eq!(lfsr_mulmod(0x1234_5678, t, t, w), Lfsr::step_once(0x1234_5678, t));
+        assert_eq!(
+            lfsr_mulmod(0x1234_5678, t, t, w),
+            Lfsr::step_once(0x1234_5678, t)
+        );
         assert_eq!(
             lfsr_mulmod(0xdead_beef, 0x0bad_f00d, t, w),
             lfsr_mulmod(0x0bad_f00d, 0xdead_beef, t, w)

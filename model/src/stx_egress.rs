@@ -915,7 +915,11 @@ mod tests {
             cntw: 8,
         };
         let half = 1u32 << (p.sw - 1);
-        for (lag, want) in [(1u32, Fate::Duplicate), (half, Fate::Duplicate), (half + 1, Fate::OutOfOrder)] {
+        for (lag, want) in [
+            (1u32, Fate::Duplicate),
+            (half, Fate::Duplicate),
+            (half + 1, Fate::OutOfOrder),
+        ] {
             let mut m = StxEgress::new(&p, &StxEgress::default_config(&p));
             // Deliver 20 cells of input 0 in order (the head wraps past 16).
             for s in 0..20u16 {

@@ -1347,7 +1347,10 @@ mod tests {
             assert!(x < 24.32, "input {idx}: shares {c:?}, chi-square {x:.1}");
             for lag in [1, 2] {
                 let x = chi2_indep(v.iter().copied().zip(v[lag..].iter().copied()), 8);
-                assert!(x < 85.35, "input {idx}: picks {lag} apart, chi-square {x:.1}");
+                assert!(
+                    x < 85.35,
+                    "input {idx}: picks {lag} apart, chi-square {x:.1}"
+                );
             }
         }
         for (a, b) in [(0, 1), (1, 2), (0, 3)] {
@@ -1365,7 +1368,10 @@ mod tests {
             .collect();
         assert_eq!(c.iter().sum::<u64>(), 1600);
         let x = chi2_uniform(&c);
-        assert!(x < 16.27, "VOQs 0, 1, 2, 6: shares {c:?}, chi-square {x:.1}");
+        assert!(
+            x < 16.27,
+            "VOQs 0, 1, 2, 6: shares {c:?}, chi-square {x:.1}"
+        );
     }
 
     /// The pick is the arbiter's collision rule with capacity 1, and each
@@ -1383,7 +1389,10 @@ mod tests {
             }
             assert_eq!(n.len() as u64, c);
             let lo = (1u64 << 16) / c;
-            assert!(n.values().all(|&k| k == lo || k == lo + 1), "{elig:b}: {n:?}");
+            assert!(
+                n.values().all(|&k| k == lo || k == lo + 1),
+                "{elig:b}: {n:?}"
+            );
         }
     }
 

@@ -650,11 +650,7 @@ fn sweep_plot_only_rejects_bad_input() {
         &["bad.csv:3", "column `load`", "0.3oo"],
     );
     assert!(!dir.join("bad.svg").exists() && !dir.join("bad.png").exists());
-    std::fs::write(
-        &csv,
-        "experiment,r,policy,scheme,load,delay\nbernoulli,2\n",
-    )
-    .unwrap();
+    std::fs::write(&csv, "experiment,r,policy,scheme,load,delay\nbernoulli,2\n").unwrap();
     assert_bad_input(
         &switchsim(&["sweep", "--plot-only", csv.to_str().unwrap()]),
         &["bad.csv:2", "2 fields, but the header has 6"],
@@ -670,8 +666,18 @@ fn sweep_plot_only_rejects_bad_input() {
     let out = dir.join("lossy.csv");
     assert_bad_input(
         &switchsim(&[
-            "study", "stx", "--plan", "custom", "--n", "4", "--rtt", "8", "--egress-b", "8",
-            "--out", out.to_str().unwrap(),
+            "study",
+            "stx",
+            "--plan",
+            "custom",
+            "--n",
+            "4",
+            "--rtt",
+            "8",
+            "--egress-b",
+            "8",
+            "--out",
+            out.to_str().unwrap(),
         ]),
         &["C + w <= B"],
     );

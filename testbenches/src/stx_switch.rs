@@ -606,7 +606,12 @@ pub mod scenario {
         )?;
         let got: usize = o[STALL]
             .iter()
-            .map(|x| x.arr_fate_o[4..6].iter().filter(|f| stored.contains(f)).count())
+            .map(|x| {
+                x.arr_fate_o[4..6]
+                    .iter()
+                    .filter(|f| stored.contains(f))
+                    .count()
+            })
             .sum();
         expect(
             "at most the 12 credits' cells stored at the stalled output",

@@ -105,7 +105,12 @@ fn check_rules(s: &Stimulus<Arbiter>) -> Result<(), TestCaseError> {
         let o = m.step(i);
         m.assert_invariants();
         let op = plain.step(&i_plain);
-        prop_assert_eq!(&o.gnt_valid_o, &sp.gnt_valid_o, "cycle {}: STX changed the grants", t);
+        prop_assert_eq!(
+            &o.gnt_valid_o,
+            &sp.gnt_valid_o,
+            "cycle {}: STX changed the grants",
+            t
+        );
         prop_assert_eq!(&o.gnt_out_o, &sp.gnt_out_o);
         prop_assert_eq!(&o.gnt_iter_o, &sp.gnt_iter_o);
         prop_assert_eq!(m.state().gptr_q.clone(), slot_plain.state().gptr_q.clone());
@@ -130,8 +135,7 @@ fn check_rules(s: &Stimulus<Arbiter>) -> Result<(), TestCaseError> {
 
         let req = |a: usize, b: usize| {
             has_credit(b)
-                && (before.counter(a, b) > 0
-                    || (i.req_valid_i[a] && i.req_out_i[a] as usize == b))
+                && (before.counter(a, b) > 0 || (i.req_valid_i[a] && i.req_out_i[a] as usize == b))
         };
         let mut out_used = vec![false; n];
         for a in 0..n {

@@ -181,7 +181,12 @@ fn check_against_reference(s: &Stimulus<StxEgress>) -> Result<(), TestCaseError>
                 )
             })
             .count() as u8;
-        prop_assert_eq!(o.crd_o, u8::from(o.dlv_valid_o) + dropped, "cycle {}: credits", t);
+        prop_assert_eq!(
+            o.crd_o,
+            u8::from(o.dlv_valid_o) + dropped,
+            "cycle {}: credits",
+            t
+        );
         arrived += i.arr_valid_i.iter().filter(|&&v| v).count() as u64;
         freed += o.crd_o as u64;
         let now: u64 = held.iter().map(|h| h.len() as u64).sum();

@@ -174,7 +174,10 @@ impl StxSwitchParams {
         } else {
             0
         };
-        let crd = self.b.saturating_sub(win).min(crate::arbiter::CRD_MAX as usize) as u16;
+        let crd = self
+            .b
+            .saturating_sub(win)
+            .min(crate::arbiter::CRD_MAX as usize) as u16;
         StxSwitchParts {
             ingress: (
                 self.ingress(),

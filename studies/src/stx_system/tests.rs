@@ -618,7 +618,11 @@ fn hot_spot_saturates_the_hot_output_and_loses_nothing() {
     let mut tr = traffic::HotSpot::new(16, 0.5, 0.3, 3, 5);
     s.run(&mut tr, 8000);
     let st = s.stats().clone();
-    assert!(st.output_throughput(3) > 0.95, "{}", st.output_throughput(3));
+    assert!(
+        st.output_throughput(3) > 0.95,
+        "{}",
+        st.output_throughput(3)
+    );
     assert!(st.other.0 > 10_000 && st.other_mean() < st.mean_delay());
     assert!(st.arr_dropped > 0, "the hot VOQs fill and refuse");
     s.run(&mut traffic::Silence, 1);

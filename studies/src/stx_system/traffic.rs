@@ -229,7 +229,10 @@ mod tests {
         assert!((load - lam).abs() < 0.005, "load {load}");
         let share = hot as f64 / cells as f64;
         let want = h + (1.0 - h) / n as f64;
-        assert!((share - want).abs() < 0.005, "hot share {share}, want {want}");
+        assert!(
+            (share - want).abs() < 0.005,
+            "hot share {share}, want {want}"
+        );
     }
 
     #[test]

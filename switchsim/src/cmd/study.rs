@@ -39,7 +39,12 @@ pub fn study_files(csv: &Path) -> Result<StudyFiles> {
             f("_load", "png"),
         ],
     };
-    if files.charts.iter().chain([&files.paired, &files.runs]).any(|p| p == csv) {
+    if files
+        .charts
+        .iter()
+        .chain([&files.paired, &files.runs])
+        .any(|p| p == csv)
+    {
         bail!(
             "{}: the study CSV cannot have the extension .svg or .png or end in _paired or \
              _runs, which the files beside it take",
@@ -57,7 +62,7 @@ pub fn write_study_plots(
     pairs: Option<(&str, &Path)>,
     files: &StudyFiles,
 ) -> Result<()> {
-    use crate::study::stx as stx;
+    use crate::study::stx;
     let rows = stx::parse_sweep_csv(text, csv)?;
     let pairs = match pairs {
         Some((t, f)) => stx::parse_paired_csv(t, f)?,
@@ -130,9 +135,15 @@ fn sweep_points(spec: crate::study::stx::SweepSpec, out: &Path) -> Result<u8> {
             "  {:<16} loads {:?}{}: {}",
             e.name,
             e.loads,
-            e.stall
-                .map_or(String::new(), |s| format!(", links stalled {} (mean {} slots)", s.share, s.mean)),
-            e.variants.iter().map(|v| v.name()).collect::<Vec<_>>().join(", ")
+            e.stall.map_or(String::new(), |s| format!(
+                ", links stalled {} (mean {} slots)",
+                s.share, s.mean
+            )),
+            e.variants
+                .iter()
+                .map(|v| v.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     let t0 = std::time::Instant::now();
@@ -284,7 +295,10 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
         bail!("--voq {}: must be a power of two in 2..=512", o.voq);
     }
     if !o.egress_b.is_power_of_two() || !(2..=1024).contains(&o.egress_b) {
-        bail!("--egress-b {}: must be a power of two in 2..=1024", o.egress_b);
+        bail!(
+            "--egress-b {}: must be a power of two in 2..=1024",
+            o.egress_b
+        );
     }
     let mut spec = match o.plan.as_str() {
         "study" => SweepSpec::study(o.n, o.rtt),
@@ -319,9 +333,14 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
             let stall = match &o.stall {
                 None => None,
                 Some(t) => {
-                    let bad = || anyhow!("--stall {t}: expected SHARE:MEAN, 0 <= SHARE < 1, MEAN >= 1 (e.g. 0.25:400)");
+                    let bad = || {
+                        anyhow!("--stall {t}: expected SHARE:MEAN, 0 <= SHARE < 1, MEAN >= 1 (e.g. 0.25:400)")
+                    };
                     let (a, b) = t.split_once(':').ok_or_else(bad)?;
-                    let (share, mean) = (a.parse::<f64>().map_err(|_| bad())?, b.parse::<f64>().map_err(|_| bad())?);
+                    let (share, mean) = (
+                        a.parse::<f64>().map_err(|_| bad())?,
+                        b.parse::<f64>().map_err(|_| bad())?,
+                    );
                     if !(0.0..1.0).contains(&share) || mean < 1.0 {
                         return Err(bad());
                     }
@@ -344,8 +363,16 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
                 .iter()
                 .map(|t| {
                     let kind = TrafficKind::parse(t).map_err(|e| anyhow!("--traffic: {e}"))?;
-                    let loads = if t == "saturation" { vec![1.0] } else { o.loads.clone() };
-                    let name = if stall.is_some() { format!("stall-{t}") } else { t.clone() };
+                    let loads = if t == "saturation" {
+                        vec![1.0]
+                    } else {
+                        o.loads.clone()
+                    };
+                    let name = if stall.is_some() {
+                        format!("stall-{t}")
+                    } else {
+                        t.clone()
+                    };
                     Ok(Experiment {
                         name,
                         traffic: kind,

@@ -19,7 +19,13 @@ fn marker(i: usize) -> Marker {
 
 /// The rows of experiment `exp` with flow control, receivers `r` (0: no
 /// STX), `policy` and `scheme` (ignored without STX), by load.
-fn curve<'a>(rows: &'a [SweepRow], exp: &str, r: usize, policy: &str, scheme: &str) -> Vec<&'a SweepRow> {
+fn curve<'a>(
+    rows: &'a [SweepRow],
+    exp: &str,
+    r: usize,
+    policy: &str,
+    scheme: &str,
+) -> Vec<&'a SweepRow> {
     let mut v: Vec<&SweepRow> = rows
         .iter()
         .filter(|x| {
@@ -84,13 +90,23 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
         delay.push(with_ci(&format!("{l} sim"), &v, "delay", c, m));
         delay.push(dashed(&format!("{l} analytic"), &v, "delay_analytic", c));
         success.push(with_ci(&format!("{l} sim"), &v, "p_s_given_s", c, m));
-        success.push(dashed(&format!("{l} analytic"), &v, "p_s_given_s_analytic", c));
+        success.push(dashed(
+            &format!("{l} analytic"),
+            &v,
+            "p_s_given_s_analytic",
+            c,
+        ));
         mu.push(with_ci(&format!("{l} sim"), &v, "mu", c, m));
         mu.push(dashed(&format!("{l} analytic"), &v, "mu_analytic", c));
     }
     let none = of(0);
     delay.push(with_ci("no STX sim", &none, "delay", GREY, Marker::Cross));
-    delay.push(dashed("no STX analytic", &none, "delay_nostx_analytic", GREY));
+    delay.push(dashed(
+        "no STX analytic",
+        &none,
+        "delay_nostx_analytic",
+        GREY,
+    ));
     mu.push(
         Series::new(
             "λ",
@@ -145,10 +161,20 @@ pub fn sweep_charts(rows: &[SweepRow]) -> Vec<Chart> {
 
 /// The paired difference of `measure` of variant `a` minus `b` in
 /// experiment `exp`, against load, with its interval.
-fn diff(pairs: &[SweepRow], exp: &str, a: &str, b: &str, measure: &str, c: Rgb, m: Marker) -> Series {
+fn diff(
+    pairs: &[SweepRow],
+    exp: &str,
+    a: &str,
+    b: &str,
+    measure: &str,
+    c: Rgb,
+    m: Marker,
+) -> Series {
     let mut v: Vec<&SweepRow> = pairs
         .iter()
-        .filter(|p| p.s("experiment") == exp && p.s("a") == a && p.s("b") == b && p.s("measure") == measure)
+        .filter(|p| {
+            p.s("experiment") == exp && p.s("a") == a && p.s("b") == b && p.s("measure") == measure
+        })
         .collect();
     v.sort_by(|x, y| x.f("load").total_cmp(&y.f("load")));
     Series::new(
@@ -171,9 +197,23 @@ fn variants(rows: &[SweepRow], exp: &str, r: usize, y: &str, schemes: bool) -> V
     let mut v: Vec<Series> = list
         .iter()
         .enumerate()
-        .map(|(i, (p, s))| with_ci(&format!("{p} {s}"), &curve(rows, exp, r, p, s), y, colour(i), marker(i)))
+        .map(|(i, (p, s))| {
+            with_ci(
+                &format!("{p} {s}"),
+                &curve(rows, exp, r, p, s),
+                y,
+                colour(i),
+                marker(i),
+            )
+        })
         .collect();
-    v.push(with_ci("no STX", &curve(rows, exp, 0, "", ""), y, GREY, Marker::Cross));
+    v.push(with_ci(
+        "no STX",
+        &curve(rows, exp, 0, "", ""),
+        y,
+        GREY,
+        Marker::Cross,
+    ));
     v.retain(|s| !s.points.is_empty());
     v
 }
@@ -216,12 +256,36 @@ pub fn policy_charts(rows: &[SweepRow], pairs: &[SweepRow]) -> Vec<Chart> {
         .find(|x| x.s("experiment").starts_with("onoff"))
         .map_or("onoff16".to_string(), |x| x.s("experiment").to_string());
     vec![
-        chart("(a) mean delay by policy, R=2, Bernoulli", "delay (slots)", variants(rows, "bernoulli", 2, "delay", false)),
-        chart("(b) 99th percentile of the delay, R=2", "delay (slots)", variants(rows, "bernoulli", 2, "p99", false)),
-        chart("(c) paired difference of the mean delay", "delay difference (slots)", d),
-        chart("(d) mean delay by scheme, R=2, Bernoulli", "delay (slots)", variants(rows, "bernoulli", 2, "delay", true)),
-        chart(&format!("(e) mean delay by policy, R=2, {onoff}"), "delay (slots)", variants(rows, &onoff, 2, "delay", false)),
-        chart(&format!("(f) mean delay by scheme, R=2, {onoff}"), "delay (slots)", variants(rows, &onoff, 2, "delay", true)),
+        chart(
+            "(a) mean delay by policy, R=2, Bernoulli",
+            "delay (slots)",
+            variants(rows, "bernoulli", 2, "delay", false),
+        ),
+        chart(
+            "(b) 99th percentile of the delay, R=2",
+            "delay (slots)",
+            variants(rows, "bernoulli", 2, "p99", false),
+        ),
+        chart(
+            "(c) paired difference of the mean delay",
+            "delay difference (slots)",
+            d,
+        ),
+        chart(
+            "(d) mean delay by scheme, R=2, Bernoulli",
+            "delay (slots)",
+            variants(rows, "bernoulli", 2, "delay", true),
+        ),
+        chart(
+            &format!("(e) mean delay by policy, R=2, {onoff}"),
+            "delay (slots)",
+            variants(rows, &onoff, 2, "delay", false),
+        ),
+        chart(
+            &format!("(f) mean delay by scheme, R=2, {onoff}"),
+            "delay (slots)",
+            variants(rows, &onoff, 2, "delay", true),
+        ),
     ]
 }
 
@@ -256,9 +320,15 @@ pub fn load_charts(rows: &[SweepRow]) -> Vec<Chart> {
         v
     };
     let mut satur = Vec::new();
-    for (i, (p, s)) in [("ocf", "sr"), ("random", "sr"), ("ycf", "sr"), ("ocf", "gbn"), ("ocf", "saw")]
-        .iter()
-        .enumerate()
+    for (i, (p, s)) in [
+        ("ocf", "sr"),
+        ("random", "sr"),
+        ("ycf", "sr"),
+        ("ocf", "gbn"),
+        ("ocf", "saw"),
+    ]
+    .iter()
+    .enumerate()
     {
         let v = by_r(p, s);
         if v.is_empty() {
@@ -267,7 +337,9 @@ pub fn load_charts(rows: &[SweepRow]) -> Vec<Chart> {
         satur.push(
             Series::new(
                 format!("{p} {s}"),
-                v.iter().map(|x| (x.r() as f64, x.f("throughput"))).collect(),
+                v.iter()
+                    .map(|x| (x.r() as f64, x.f("throughput")))
+                    .collect(),
                 colour(i),
             )
             .with_marker(marker(i))
@@ -275,14 +347,22 @@ pub fn load_charts(rows: &[SweepRow]) -> Vec<Chart> {
         );
     }
     if let Some(none) = sat.iter().find(|x| x.r() == 0) {
-        let rs: Vec<f64> = sat.iter().filter(|x| x.r() > 0).map(|x| x.r() as f64).collect();
+        let rs: Vec<f64> = sat
+            .iter()
+            .filter(|x| x.r() > 0)
+            .map(|x| x.r() as f64)
+            .collect();
         let (lo, hi) = rs
             .iter()
             .fold((f64::MAX, f64::MIN), |(a, b), &r| (a.min(r), b.max(r)));
         if lo <= hi {
             satur.push(
-                Series::new("no STX", vec![(lo, none.f("throughput")), (hi, none.f("throughput"))], GREY)
-                    .dashed(),
+                Series::new(
+                    "no STX",
+                    vec![(lo, none.f("throughput")), (hi, none.f("throughput"))],
+                    GREY,
+                )
+                .dashed(),
             );
         }
     }
@@ -294,10 +374,25 @@ pub fn load_charts(rows: &[SweepRow]) -> Vec<Chart> {
         ..Chart::default()
     };
     vec![
-        chart("(a) other cells' delay, 10 % hot spot, R=2", LOAD, "delay (slots)", hot("hotspot0.1")),
-        chart("(b) other cells' delay, 30 % hot spot, R=2", LOAD, "delay (slots)", hot("hotspot0.3")),
+        chart(
+            "(a) other cells' delay, 10 % hot spot, R=2",
+            LOAD,
+            "delay (slots)",
+            hot("hotspot0.1"),
+        ),
+        chart(
+            "(b) other cells' delay, 30 % hot spot, R=2",
+            LOAD,
+            "delay (slots)",
+            hot("hotspot0.3"),
+        ),
         chart("(c) hot output throughput, R=2", LOAD, "cells/slot", thr),
-        chart("(d) saturation throughput (backlogged inputs)", "receivers R", "cells/slot/output", satur),
+        chart(
+            "(d) saturation throughput (backlogged inputs)",
+            "receivers R",
+            "cells/slot/output",
+            satur,
+        ),
     ]
 }
 

@@ -97,9 +97,7 @@ impl TrafficKind {
     /// 1, which the caller sets).
     pub fn parse(s: &str) -> Result<TrafficKind> {
         let num = |rest: &str, lo: f64, hi: f64| {
-            rest.parse::<f64>()
-                .ok()
-                .filter(|v| (lo..=hi).contains(v))
+            rest.parse::<f64>().ok().filter(|v| (lo..=hi).contains(v))
         };
         match s {
             "bernoulli" | "saturation" => Ok(TrafficKind::Bernoulli),
@@ -441,7 +439,8 @@ impl SweepSpec {
     pub fn config(&self, job: Job) -> studies::stx_system::Config {
         let e = &self.experiments[job.exp];
         let v = e.variants[job.var];
-        let mut cfg = studies::stx_system::Config::new(self.n, v.r.unwrap_or(1), self.rtt, v.r.is_some());
+        let mut cfg =
+            studies::stx_system::Config::new(self.n, v.r.unwrap_or(1), self.rtt, v.r.is_some());
         cfg.iters = self.iters;
         cfg.policy = v.policy;
         cfg.scheme = v.scheme;

@@ -57,8 +57,12 @@ pub const MEASURES: &[Measure] = &[
     ("arr_drop_share", |s, _, _| {
         s.arr_dropped as f64 / (s.cells + s.arr_dropped).max(1) as f64
     }),
-    ("lost_to_wasted_per_cell", |s, _, _| per(s.spec_lost_to_wasted, s)),
-    ("own_phantom_per_cell", |s, _, _| per(s.spec_on_own_phantom, s)),
+    ("lost_to_wasted_per_cell", |s, _, _| {
+        per(s.spec_lost_to_wasted, s)
+    }),
+    ("own_phantom_per_cell", |s, _, _| {
+        per(s.spec_on_own_phantom, s)
+    }),
 ];
 
 /// The text columns of the point table, before the measures.
@@ -197,7 +201,11 @@ pub fn aggregate(spec: &SweepSpec, points: &[Point]) -> (Vec<String>, Vec<Vec<St
                     (true, None) => {
                         let a = studies::stx_analytic::solve(spec.n, 2, spec.rtt as f64, load);
                         for (k, _) in ANALYTIC.iter().enumerate() {
-                            row.push(if k == 6 { num(a.delay_no_stx, 4) } else { "NaN".into() });
+                            row.push(if k == 6 {
+                                num(a.delay_no_stx, 4)
+                            } else {
+                                "NaN".into()
+                            });
                         }
                     }
                     _ => row.extend(ANALYTIC.iter().map(|_| "NaN".to_string())),
@@ -394,7 +402,12 @@ const TEXT: [&str; 7] = [
 /// Reads a table (`text`, read from `file`) by header name: the columns
 /// `required` must be there; text columns are kept as text, every other
 /// value must be a number (NaN allowed). Errors name the file and line.
-fn parse_table(text: &str, file: &Path, required: &[&str], text_cols: &[&str]) -> Result<Vec<SweepRow>> {
+fn parse_table(
+    text: &str,
+    file: &Path,
+    required: &[&str],
+    text_cols: &[&str],
+) -> Result<Vec<SweepRow>> {
     let f = file.display();
     let mut rdr = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)

@@ -121,7 +121,10 @@ fn tables_of_seeds_intervals_and_paired_differences() {
             .map(|p| p.stats.mean_delay())
             .collect();
         let (m, ci) = mean_ci95(&x);
-        assert!(close(row.f("delay"), m) && close(row.f("delay_ci"), ci), "{row:?}");
+        assert!(
+            close(row.f("delay"), m) && close(row.f("delay_ci"), ci),
+            "{row:?}"
+        );
         assert_eq!(row.f("lost_total"), 0.0);
         if row.f("load") < 1.0 {
             assert_eq!(row.s("complete"), "true");
@@ -193,15 +196,23 @@ fn bad_tables_are_refused_with_file_and_line() {
     };
     let head = "experiment,traffic,r,policy,scheme,fc,load,delay";
     assert_eq!(
-        err(&format!("{head}\nbernoulli,bernoulli,2,ocf,sr,on,0.1x,64\n")),
+        err(&format!(
+            "{head}\nbernoulli,bernoulli,2,ocf,sr,on,0.1x,64\n"
+        )),
         "d/s.csv:2: column `load`: `0.1x`: invalid float literal"
     );
     assert_eq!(
         err(&format!("{head}\nbernoulli,bernoulli\n")),
         "d/s.csv:2: 2 fields, but the header has 8"
     );
-    assert_eq!(err("n,rtt\n1,2\n"), "d/s.csv:1: no column `experiment` in the header");
-    assert_eq!(err(&format!("{head}\n")), "d/s.csv: no data rows after the header");
+    assert_eq!(
+        err("n,rtt\n1,2\n"),
+        "d/s.csv:1: no column `experiment` in the header"
+    );
+    assert_eq!(
+        err(&format!("{head}\n")),
+        "d/s.csv: no data rows after the header"
+    );
     assert!(err("\n\n").starts_with("d/s.csv: empty"));
 }
 
@@ -228,7 +239,8 @@ fn the_recorded_study() {
         }
     }
     assert!(
-        rows.iter().any(|r| r.s("fc") == "off" && r.f("lost_total") > 0.0),
+        rows.iter()
+            .any(|r| r.s("fc") == "off" && r.f("lost_total") > 0.0),
         "the ablation without flow control loses nothing"
     );
     let ptext = include_str!("../../../../docs/stx_sweep_paired.csv");
