@@ -779,7 +779,7 @@ impl Block for StxEgress {
                 Fate::Refused,
             ]
             .iter()
-            .map(|&f| ev.fates[f as usize] as u8)
+            .map(|&f| ev.fates[f as usize])
             .sum::<u8>();
 
         // 4. Counters.

@@ -278,7 +278,9 @@ fn illegal_configurations_are_refused_and_flagged() {
     let mut parts = p.parts(&good);
     parts.arbiter.1.cfg_crd_i += 1;
     let arb = Arbiter::new(&parts.arbiter.0, &parts.arbiter.1);
-    let e = Switch::from_parts(&parts, arb).err().expect("refused");
+    let Err(e) = Switch::from_parts(&parts, arb) else {
+        panic!("refused")
+    };
     assert_eq!(e.field, "cfg_crd_i");
     assert!(e.to_string().contains("C + w <= B"), "{e}");
     parts.arbiter.1.cfg_crd_i = 0;
@@ -295,7 +297,7 @@ fn stalled_storm(p: &StxSwitchParams, seed: u64) -> Vec<StxSwitchInputs> {
     (0..1600u64)
         .map(|t| {
             let mut i = StxSwitchInputs::zero(p);
-            for k in 0..p.n {
+            for (k, id) in ids.iter_mut().enumerate() {
                 if r.chance(0.6) {
                     i.arr_valid_i[k] = true;
                     i.arr_out_i[k] = if r.chance(0.8) {
@@ -303,8 +305,8 @@ fn stalled_storm(p: &StxSwitchParams, seed: u64) -> Vec<StxSwitchInputs> {
                     } else {
                         r.below(p.n as u64) as u8
                     };
-                    i.arr_id_i[k] = ids[k];
-                    ids[k] = (ids[k] + 1) & ((1 << p.iw) - 1);
+                    i.arr_id_i[k] = *id;
+                    *id = (*id + 1) & ((1 << p.iw) - 1);
                 }
             }
             for j in 0..p.n {

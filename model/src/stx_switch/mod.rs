@@ -900,10 +900,7 @@ impl<A: SwitchArbiter> Switch<A> {
         let a = &self.arb_out;
         hit(Bin::StxAck, a.ack_valid_o.iter().any(|&v| v));
         let crd = self.parts.arbiter.1.cfg_crd_i;
-        hit(
-            Bin::CreditsExhausted,
-            crd != 0 && a.crd_o.iter().any(|&u| u == crd),
-        );
+        hit(Bin::CreditsExhausted, crd != 0 && a.crd_o.contains(&crd));
         hit(Bin::ReservationUnused, unused != 0);
         let mut stx_vs_stx = false;
         let mut stx_vs_arb = false;
@@ -1293,12 +1290,12 @@ mod tests {
                     .collect();
                 sw.step_into(&inp, &mut o);
                 l.book(t, &inp, &o).unwrap();
-                for j in 0..p.n {
+                for (j, hj) in heads.iter().enumerate() {
                     let e = sw.egress_in(j);
                     for k in 0..p.r {
                         if o.arr_fate_o[j * p.r + k] == Fate::Duplicate.code() {
                             let i = e.arr_src_i[k] as usize;
-                            let lag = seq.dist(heads[j][i], e.arr_seq_i[k]);
+                            let lag = seq.dist(hj[i], e.arr_seq_i[k]);
                             dups += 1;
                             lag_max = lag_max.max(lag);
                         }

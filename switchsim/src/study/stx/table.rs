@@ -101,7 +101,7 @@ fn sw(n: usize) -> u32 {
 }
 
 /// The runs of one point (experiment, variant, load), by seed.
-fn runs<'a>(points: &'a [Point], exp: usize, var: usize, load: usize) -> Vec<&'a Point> {
+fn runs(points: &[Point], exp: usize, var: usize, load: usize) -> Vec<&Point> {
     let mut v: Vec<&Point> = points
         .iter()
         .filter(|p| p.job.exp == exp && p.job.var == var && p.job.load == load)

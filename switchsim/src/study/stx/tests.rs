@@ -87,8 +87,8 @@ fn a_study_that_could_lose_cells_is_refused() {
 
 /// The tables of a small study: one row per point with the mean and the
 /// 95 % interval across the seeds of every measure (recomputed here from
-/// the runs), the runs table, and the paired differences (YCF - OCF, OCF
-/// - no STX), whose mean is the difference of the means; they read back
+/// the runs), the runs table, and the paired differences (YCF − OCF, OCF
+/// − no STX), whose mean is the difference of the means; they read back
 /// by header name, rounded as written.
 #[test]
 fn tables_of_seeds_intervals_and_paired_differences() {
