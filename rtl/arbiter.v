@@ -16,14 +16,18 @@
 //   5. STX (R3/R4): per output, capacity R (R - 1 beside an arbitrated cell);
 //      on overflow a cyclic window of cap requesters from a random one
 //      (m = (r * k) >> 16, r from the LFSR); winners get an ACK
-//   6. crossbar receive mask per output; 7. LFSR (16 Galois steps per slot)
+//   6. crossbar receive mask per output; 7. credits (flow control): an
+//      output with cfg_crd_i credits in use is not granted and takes no
+//      speculative cell; grants and ACKs take credits, crd_ret_i returns
+//      them (released first); 8. LFSR (16 Galois steps per slot)
 //
 // Ports
 //   cfg_*    held for a run
 //   req_*    one new request per input per slot (incremental VOQ protocol)
 //   spec_*   one speculative request (SRQ) per input per slot
+//   crd_ret_i  credits each output adapter returns this slot
 //   gnt_*, ack_*, xb_*, req_drop_o: this slot (comb.)
-//   voq_cnt_o, gptr_o, aptr_o, lfsr_o: registers at the start of the slot
+//   voq_cnt_o, gptr_o, aptr_o, lfsr_o, crd_o: registers at the start of the slot
 //
 // Internal matrices are unpacked arrays of N-bit rows; a transpose is the
 // log2(N)-stage butterfly (swap the off-diagonal blocks at each scale).
@@ -42,12 +46,14 @@ module arbiter #(
   input  wire [3:0]              cfg_iter_i,
   input  wire                    cfg_stx_en_i,
   input  wire [6:0]              cfg_xbar_delay_i,
+  input  wire [9:0]              cfg_crd_i,
 
   input  wire [N-1:0]            req_valid_i,
   input  wire [N*$clog2(N)-1:0]  req_out_i,
   input  wire [N-1:0]            spec_valid_i,
   input  wire [N*$clog2(N)-1:0]  spec_out_i,
   input  wire [N*16-1:0]         spec_seq_i,
+  input  wire [N*8-1:0]          crd_ret_i,
 
   output reg  [N-1:0]            gnt_valid_o,
   output reg  [N*$clog2(N)-1:0]  gnt_out_o,
@@ -61,6 +67,7 @@ module arbiter #(
   output wire [N*$clog2(N)-1:0]  gptr_o,
   output wire [N*$clog2(N)-1:0]  aptr_o,
   output wire [31:0]             lfsr_o,
+  output wire [N*10-1:0]         crd_o,
   output wire                    cfg_err_o
 );
 
@@ -155,6 +162,7 @@ module arbiter #(
   reg [DL*N*EW-1:0] dl_q;               // DL entries of N x (valid, input)
   reg [N*EW-1:0]   dl_wdata;
   reg [6:0]        wp_q, wp_d;
+  reg [N*10-1:0]   use_q, use_d;        // credits in use per output
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -164,12 +172,14 @@ module arbiter #(
       wp_q   <= 7'd0;
       nz_q   <= {N{{N{1'b0}}}};
       dl_q   <= {DL{{N*EW{1'b0}}}};
+      use_q  <= {N{10'd0}};
     end else begin
       cnt_q  <= cnt_d;
       gptr_q <= gptr_d;
       aptr_q <= aptr_d;
       wp_q   <= wp_d;
       nz_q   <= nz_d;
+      use_q  <= use_d;
       dl_q[wp_q*N*EW +: N*EW] <= dl_wdata;
     end
   end
@@ -178,6 +188,7 @@ module arbiter #(
   assign gptr_o    = gptr_q;
   assign aptr_o    = aptr_q;
   assign lfsr_o    = lfsr_q;
+  assign crd_o     = use_q;
 
   // ---------------------------------------------------------------------------
   // One slot
@@ -198,6 +209,10 @@ module arbiter #(
   reg [IW-1:0]   rj, gj, so;
   reg [CW-1:0]   v;
   reg [6:0]      rd_idx;
+  reg [N*10-1:0] u;                // credits in use after the returns
+  reg [N-1:0]    has_crd;
+  reg [9:0]      u_j, avail;
+  wire           fc_on = (cfg_crd_i != 10'd0);
   integer i, j, k;
   wire    unused_prod = ^prod[15:0];   // m = (r * k) >> 16 uses the high bits
 
@@ -245,14 +260,28 @@ module arbiter #(
     d_i         = 7'd0;
     r_j         = 16'd0;
     prod        = 23'd0;
+    u_j         = 10'd0;
+    avail       = 10'd0;
 
-    // 1. Request matrix, transposed to per-output rows.
+    // 0. Credit returns (release first; a return beyond the credits in use
+    //    is clamped at 0); the outputs with a credit.
+    for (j = 0; j < N; j = j + 1) begin
+      u_j = use_q[j*10 +: 10];
+      if (!fc_on)                                     u[j*10 +: 10] = 10'd0;
+      else if ({2'd0, crd_ret_i[j*8 +: 8]} >= u_j)    u[j*10 +: 10] = 10'd0;
+      else                                            u[j*10 +: 10] = u_j - {2'd0, crd_ret_i[j*8 +: 8]};
+      has_crd[j] = !fc_on || (u[j*10 +: 10] < cfg_crd_i);
+    end
+    use_d = u;
+
+    // 1. Request matrix, transposed to per-output rows; an output without a
+    //    credit has no requests.
     for (i = 0; i < N; i = i + 1) begin
       tr[i] = nz_q[i*N +: N];
       if (req_valid_i[i]) tr[i] = tr[i] | ({{(N-1){1'b0}}, 1'b1} << req_out_i[i*IW +: IW]);
     end
     transpose_tr;
-    for (j = 0; j < N; j = j + 1) req_t[j] = tr[j];
+    for (j = 0; j < N; j = j + 1) req_t[j] = tr[j] & {N{has_crd[j]}};
 
     // 2. iSLIP.
     ui     = {N{1'b1}};
@@ -344,6 +373,9 @@ module arbiter #(
       xb_arb_o[j] = arb_e[j*EW + IW];
       k_j      = popcnt(srq[j]);
       cap_j    = xb_arb_o[j] ? recv_m1 : cfg_recv_i;
+      // With flow control, at most the credits left after this slot's grant.
+      avail    = cfg_crd_i - u[j*10 +: 10] - {9'd0, |m_out[j]};
+      if (fc_on && {3'd0, cap_j} > avail) cap_j = avail[6:0];
       r_j      = lfsr_q[15:0] ^ out_hash(j[15:0]);
       prod     = {7'd0, r_j} * {16'd0, k_j};
       k_of[j*7 +: 7]   = k_j;
@@ -364,14 +396,16 @@ module arbiter #(
       end
     end
 
-    // 6. Crossbar.
+    // 6. Crossbar. 7. Credits: this slot's grant and ACKs take theirs.
     for (j = 0; j < N; j = j + 1) begin
       xb_mask_o[j*N +: N] = (srq[j] & win)
                           | ({{(N-1){1'b0}}, arb_e[j*EW + IW]} << arb_e[j*EW +: IW]);
+      if (fc_on)
+        use_d[j*10 +: 10] = u[j*10 +: 10] + {9'd0, |m_out[j]} + {3'd0, popcnt(srq[j] & win)};
     end
   end
 
-  // 7. LFSR: 16 steps per slot.
+  // 8. LFSR: 16 steps per slot.
   prim_lfsr #(
     .W     (32),
     .TAPS  (TAPS),
@@ -391,14 +425,16 @@ module arbiter #(
   integer     a_i;
   reg [N-1:0] a_or;
   reg [7:0]   a_sum;
-  reg         a_empty, a_xbar, a_ack;
+  reg         a_empty, a_xbar, a_ack, a_crd;
   always @(*) begin
     a_or    = {N{1'b0}};
     a_sum   = 8'd0;
     a_empty = 1'b0;
     a_xbar  = 1'b0;
     a_ack   = 1'b0;
+    a_crd   = 1'b0;
     for (a_i = 0; a_i < N; a_i = a_i + 1) begin
+      if (fc_on && use_q[a_i*10 +: 10] > cfg_crd_i) a_crd = 1'b1;
       if (gnt_valid_o[a_i]) begin
         a_or  = a_or | ({{(N-1){1'b0}}, 1'b1} << gnt_out_o[a_i*IW +: IW]);
         a_sum = a_sum + 8'd1;
@@ -416,6 +452,7 @@ module arbiter #(
       if (a_empty) $error("GntImpliesReq_A: a grant for an empty VOQ");
       if (a_xbar) $error("XbarWithinR_A: an output receives more than R inputs");
       if (a_ack) $error("AckImpliesSrq_A: an ACK without a speculative request");
+      if (a_crd) $error("CrdBound_A: an output uses more credits than cfg_crd_i");
       if ({1'b0, popcnt(a_or)} != a_sum) $error("OneToOneMatching_A: an output granted twice");
       if (lfsr_q == 32'd0) $error("LfsrNonZero_A");
     end

@@ -10,7 +10,7 @@
 //   SW    sequence number width, log2(B) + 1 .. 16
 //   IW    cell id width, 1..16
 //   CNTW  statistics counter width, clog2(N B + 1) .. 32
-//   SRCW, PW, CW  derived, do not set
+//   SRCW, PW, CW, KW  derived, do not set
 //
 // Algorithm (one cycle, in order)
 //   0. receivers: a receiver whose source a lower receiver also carries is a
@@ -25,12 +25,14 @@
 //   3. admission, after 2: d = seq - head (mod 2^SW); d < B: slot held ->
 //      DUPLICATE, seq = expected -> IN_ORDER, else SR: OUT_OF_ORDER (stored),
 //      GBN/SAW: OUT_OF_WINDOW; d >= 2^(SW-1): DUPLICATE; else OUT_OF_WINDOW
-//   4. counters (prim_sat_cnt): delivered, duplicates, out of window, out of
+//   4. credits freed (flow control): the delivered cell, and every cell not
+//      stored (duplicate, out of window, conflict, refused)
+//   5. counters (prim_sat_cnt): delivered, duplicates, out of window, out of
 //      order, cells held at the start of the cycle
 //
 // Ports
 //   cfg_scheme_i   held for a run (0 SR, 1 GBN, 2 SAW, 3 illegal)
-//   dlv_*_o, arr_fate_o: same cycle; the others: registers
+//   dlv_*_o, arr_fate_o, crd_o: same cycle; the others: registers
 
 `default_nettype none
 `timescale 1ns / 100ps
@@ -44,7 +46,8 @@ module stx_egress #(
   parameter integer CNTW = 32,
   parameter integer SRCW = $clog2(N),
   parameter integer PW   = $clog2(B),
-  parameter integer CW   = $clog2(B + 1)
+  parameter integer CW   = $clog2(B + 1),
+  parameter integer KW   = $clog2(R + 2)
 ) (
   input  wire              clk_i,
   input  wire              rst_ni,
@@ -63,6 +66,7 @@ module stx_egress #(
   output reg  [IW-1:0]     dlv_id_o,
   output reg               dlv_byp_o,
   output reg  [R*3-1:0]    arr_fate_o,
+  output reg  [KW-1:0]     crd_o,
   output wire [N*SW-1:0]   head_seq_o,
   output reg  [N*SW-1:0]   exp_seq_o,
   output wire [N*B-1:0]    rsq_vld_o,
@@ -257,13 +261,14 @@ module stx_egress #(
     end
   end
 
-  // Fates per receiver and their counts.
+  // Fates per receiver and their counts; the credits freed.
   reg [2:0] n_dup, n_oow, n_ooo;
   integer fx;
   always @(*) begin
     n_dup = 3'd0;
     n_oow = 3'd0;
     n_ooo = 3'd0;
+    crd_o = {{(KW-1){1'b0}}, arb_valid};
     for (fx = 0; fx < R; fx = fx + 1) begin
       if (!arr_valid_i[fx])  arr_fate_o[fx*3 +: 3] = F_NONE;
       else if (conf[fx])     arr_fate_o[fx*3 +: 3] = F_CONF;
@@ -272,6 +277,7 @@ module stx_egress #(
       if (arr_fate_o[fx*3 +: 3] == F_DUP) n_dup = n_dup + 3'd1;
       if (arr_fate_o[fx*3 +: 3] == F_OOW) n_oow = n_oow + 3'd1;
       if (arr_fate_o[fx*3 +: 3] == F_OOO) n_ooo = n_ooo + 3'd1;
+      if (arr_fate_o[fx*3 +: 3] >= F_DUP) crd_o = crd_o + {{(KW-1){1'b0}}, 1'b1};
     end
   end
 

@@ -11,6 +11,8 @@
 //   IW    cell id width, 1..16
 //   CW    request counter width (the arbiter's), 2..8
 //   CNTW  statistics counter width, 4..32
+//   IDX   the input this adapter serves, 0..127: seeds the random policy's
+//         LFSR (input IDX starts IDX * 2^26 steps along the sequence)
 //   OW, QW, VW, RW, L, LW, EW  derived, do not set
 //
 // Algorithm (one cycle, in order)
@@ -23,11 +25,11 @@
 //      counter is full; appended to the arrival-order list
 //   4. STX (no cell sent in 2, cfg_stx_en_i): eligible = VOQ not empty, RTX
 //      not full, snd - oldest < window (1 under SAW); OCF = first list entry
-//      with an eligible output; YCF = the latest VOQ head; random = first
-//      eligible at or after lfsr[OW-1:0]
+//      with an eligible output; YCF = the latest VOQ head; random = the
+//      m-th eligible VOQ, m = (lfsr[15:0] * eligible count) >> 16
 //   5. the departing head's list entry is removed (one per cycle at most)
 //   6. request: prim_rr_arb over VOQs with pending > 0, outstanding < limit
-//   7. LFSR step, counters
+//   7. LFSR (32 bits, 16 steps per cycle), counters
 //
 // Ports
 //   cfg_*  held for a run
@@ -45,6 +47,7 @@ module stx_ingress #(
   parameter integer IW   = 8,
   parameter integer CW   = 4,
   parameter integer CNTW = 32,
+  parameter integer IDX  = 0,
   parameter integer OW   = $clog2(N),
   parameter integer QW   = $clog2(Q),
   parameter integer VW   = $clog2(Q + 1),
@@ -99,6 +102,44 @@ module stx_ingress #(
 
   localparam [SW-1:0] WMAX = {1'b1, {(SW-1){1'b0}}};   // 2^(SW-1)
   localparam [CW-1:0] CMAX = {CW{1'b1}};
+
+  // The random policy's LFSR: x^32 + x^22 + x^2 + x + 1, 16 steps per cycle.
+  // One step multiplies the state (bit k = coefficient of x^k) by
+  // x^-1 = LTAPS(x) modulo P(x) = x LTAPS(x) + 1; input IDX starts from the
+  // base seed moved IDX * 2^26 steps (square and multiply in GF(2)[x]/P).
+  localparam [31:0] LTAPS = 32'h8020_0003;
+  localparam [31:0] LBASE = 32'h0000_ACE1;
+
+  function [31:0] lfsr_mul(input [31:0] a, input [31:0] b);
+    integer k;
+    reg [32:0] r;
+    begin
+      r = 33'd0;
+      for (k = 31; k >= 0; k = k - 1) begin
+        r = r << 1;
+        if (r[32]) r = r ^ {LTAPS, 1'b1};
+        if (b[k]) r = r ^ {1'b0, a};
+      end
+      lfsr_mul = r[31:0];
+    end
+  endfunction
+
+  function [31:0] lfsr_seed(input integer idx);
+    integer k;
+    reg [31:0] g, h;
+    begin
+      g = LTAPS;                                    // x^-1
+      for (k = 0; k < 26; k = k + 1) g = lfsr_mul(g, g);   // x^-(2^26)
+      h = 32'd1;
+      for (k = 6; k >= 0; k = k - 1) begin          // g^idx
+        h = lfsr_mul(h, h);
+        if (((idx >> k) & 1) == 1) h = lfsr_mul(h, g);
+      end
+      lfsr_seed = lfsr_mul(LBASE, h);
+    end
+  endfunction
+
+  localparam [31:0] LSEED = lfsr_seed(IDX);
 
   // ---------------------------------------------------------------------------
   // Registers
@@ -175,7 +216,7 @@ module stx_ingress #(
   assign pnd_cnt_o = pnd_q;
   assign out_cnt_o = out_q;
 
-  wire [15:0] lfsr;
+  wire [31:0] lfsr;
 
   // ---------------------------------------------------------------------------
   // Steps 1 to 5
@@ -184,8 +225,10 @@ module stx_ingress #(
   reg [LW-1:0]       xlen, rpos;
   reg [SW+EW:0]      ol;
   reg [EW-1:0]       oe, fe;
-  reg                found, sent_g, wasted, retx, acc, stx, dep_v, ocf_f, rr_hi;
-  reg [OW-1:0]       dep, pick, ocf_j, ycf_j, rr_ih, rr_il, xo;
+  reg                found, sent_g, wasted, retx, acc, stx, dep_v, ocf_f;
+  reg [OW-1:0]       dep, pick, ocf_j, ycf_j, rnd_j, xo;
+  reg [OW:0]         ecnt, rk;
+  reg [16+OW:0]      rprod;
   reg [N-1:0]        elig, seen;
   reg [SW-1:0]       cseq;
   reg [IW-1:0]       cid;
@@ -305,16 +348,20 @@ module stx_ingress #(
         seen[xo] = 1'b1;
       end
     end
-    // Random: the first eligible at or after lfsr[OW-1:0].
-    rr_hi = 1'b0; rr_ih = {OW{1'b0}}; rr_il = {OW{1'b0}};
-    for (k = N - 1; k >= 0; k = k - 1) begin
+    // Random: the m-th eligible VOQ, m = (lfsr[15:0] * eligible count) >> 16.
+    ecnt = {(OW+1){1'b0}};
+    for (k = 0; k < N; k = k + 1) ecnt = ecnt + {{OW{1'b0}}, elig[k]};
+    rprod = {{(OW+1){1'b0}}, lfsr[15:0]} * {16'd0, ecnt};
+    rk = {(OW+1){1'b0}};
+    rnd_j = {OW{1'b0}};
+    for (k = 0; k < N; k = k + 1) begin
       if (elig[k]) begin
-        rr_il = k[OW-1:0];
-        if (k[OW-1:0] >= lfsr[OW-1:0]) begin rr_hi = 1'b1; rr_ih = k[OW-1:0]; end
+        if (rk == rprod[16 +: OW+1]) rnd_j = k[OW-1:0];
+        rk = rk + 1'b1;
       end
     end
     case (cfg_policy_i)
-      2'd1:    pick = rr_hi ? rr_ih : rr_il;
+      2'd1:    pick = rnd_j;
       2'd2:    pick = ycf_j;
       default: pick = ocf_j;
     endcase
@@ -403,7 +450,7 @@ module stx_ingress #(
   // ---------------------------------------------------------------------------
   // 7. LFSR and counters
   // ---------------------------------------------------------------------------
-  prim_lfsr #(.W(16), .TAPS(32'h0000_B400), .SEED(32'h0000_ACE1), .STEPS(1)) u_lfsr (
+  prim_lfsr #(.W(32), .TAPS(LTAPS), .SEED(LSEED), .STEPS(16)) u_lfsr (
     .clk_i   (clk_i),
     .rst_ni  (rst_ni),
     .en_i    (1'b1),
@@ -428,7 +475,7 @@ module stx_ingress #(
     .dec_i ({CNTW{1'b0}}), .count_o (cnt_drop_o), .sat_o (sat[3])
   );
 
-  wire unused_misc = ^{sat, rq_gnt, rq_ptr, ack_seq_i, lfsr};
+  wire unused_misc = ^{sat, rq_gnt, rq_ptr, ack_seq_i, lfsr[31:16], rprod[15:0]};
 
   // ---------------------------------------------------------------------------
   // Registers

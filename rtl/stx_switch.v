@@ -2,7 +2,7 @@
 // adapters (stx_ingress), the crossbar arbiter (arbiter) and N output
 // adapters (stx_egress), joined by delay lines of RTT/2 slots on every path.
 //
-// Spec: docs/stx_switch.md. Golden model: model/src/stx_switch.rs (a
+// Spec: docs/stx_switch.md. Golden model: model/src/stx_switch/ (a
 // composition of the three blocks' models).
 //
 // Parameters
@@ -26,9 +26,16 @@
 //   3. the crossbar routes the cells the inputs sent D cycles ago: output j
 //      takes input i's cell when bit i of xb_mask[j] is set and the cell is
 //      for j, on receivers 0, 1, ... by increasing input; the rest are lost
-//   4. output adapter j steps with what the crossbar gave it D cycles ago
-//   The three delay lines (up: requests, SRQs, cells; down: grants, ACKs;
-//   out: the crossbar's receivers) are one shift register of D stages.
+//   4. output adapter j steps with what the crossbar gave it D cycles ago;
+//      its freed credits (crd_o), plus one when output j's arbitrated
+//      reservation carried no unacknowledged cell, go back to the arbiter
+//   The four delay lines (up: requests, SRQs, cells; down: grants, ACKs;
+//   out: the crossbar's receivers; credits) are one shift register of D
+//   stages.
+//
+// Flow control: the arbiter's credits per output are B - cfg_win_i (a
+// window of B or more reaches the arbiter as cfg_recv_i = 0: flagged); with
+// them no cell reaches an output adapter beyond its window (NoLoss_A).
 //
 // Ports
 //   cfg_*  held for a run; cfg_recv_i outside 1..R reaches the arbiter as 0
@@ -97,7 +104,9 @@ module stx_switch #(
   localparam integer DNW = (1 + OW) + (1 + 16);
   localparam integer RXW = 1 + OW + SW + IW;          // one receiver
   localparam integer XW  = R * RXW;
-  localparam integer W   = N * (UPW + DNW + XW);     // one stage
+  localparam integer CRW = 8;                        // a credit return
+  localparam integer KW  = $clog2(R + 2);            // stx_egress crd_o
+  localparam integer W   = N * (UPW + DNW + XW + CRW);   // one stage
 
   // ---------------------------------------------------------------------------
   // The delay lines: one shift register of D stages; stage D-1 is what was
@@ -127,8 +136,9 @@ module stx_switch #(
   wire [N*UPW-1:0] up_in,  up_out;
   wire [N*DNW-1:0] dn_in,  dn_out;
   wire [N*XW-1:0]  xo_in,  xo_out;
-  assign dl_in = {xo_in, dn_in, up_in};
-  assign {xo_out, dn_out, up_out} = dl_out;
+  wire [N*CRW-1:0] cr_in,  cr_out;
+  assign dl_in = {cr_in, xo_in, dn_in, up_in};
+  assign {cr_out, xo_out, dn_out, up_out} = dl_out;
 
   // ---------------------------------------------------------------------------
   // Input adapters
@@ -155,7 +165,7 @@ module stx_switch #(
 
       // verilator lint_off PINCONNECTEMPTY
       stx_ingress #(
-        .N(N), .Q(Q), .RTT(RTX), .SW(SW), .IW(IW), .CW(CW), .CNTW(CNTW)
+        .N(N), .Q(Q), .RTT(RTX), .SW(SW), .IW(IW), .CW(CW), .CNTW(CNTW), .IDX(gi)
       ) u_ing (
         .clk_i         (clk_i),
         .rst_ni        (rst_ni),
@@ -221,10 +231,15 @@ module stx_switch #(
   // ---------------------------------------------------------------------------
   // Arbiter
   // ---------------------------------------------------------------------------
-  wire       recv_ok = (cfg_recv_i != 7'd0) && (cfg_recv_i <= R[6:0]);
+  localparam [31:0] B32 = B;
+  wire       win_ok  = ({{(32-SW){1'b0}}, cfg_win_i} < B32);
+  wire       recv_ok = (cfg_recv_i != 7'd0) && (cfg_recv_i <= R[6:0]) && win_ok;
   wire [6:0] arb_recv = recv_ok ? cfg_recv_i : 7'd0;
   wire [6:0] arb_delay = RTT[6:0];
-  wire [N-1:0]    g_v, k_v;
+  wire [31:0] crd32   = B32 - {{(32-SW){1'b0}}, cfg_win_i};
+  wire [9:0] arb_crd  = win_ok ? crd32[9:0] : 10'd0;
+  wire       unused_crd = ^crd32[31:10];    // B <= 1024: the pool fits 10 bits
+  wire [N-1:0]    g_v, k_v, xb_arb;
   wire [N*OW-1:0] g_o;
   wire [N*16-1:0] k_s;
   wire            arb_err;
@@ -238,23 +253,26 @@ module stx_switch #(
     .cfg_iter_i       (cfg_iter_i),
     .cfg_stx_en_i     (cfg_stx_en_i),
     .cfg_xbar_delay_i (arb_delay),
+    .cfg_crd_i        (arb_crd),
     .req_valid_i      (a_req_v),
     .req_out_i        (a_req_o),
     .spec_valid_i     (a_spec_v),
     .spec_out_i       (a_spec_o),
     .spec_seq_i       (a_spec_s),
+    .crd_ret_i        (cr_out),
     .gnt_valid_o      (g_v),
     .gnt_out_o        (g_o),
     .gnt_iter_o       (),
     .ack_valid_o      (k_v),
     .ack_seq_o        (k_s),
-    .xb_arb_o         (),
+    .xb_arb_o         (xb_arb),
     .xb_mask_o        (xb_mask),
     .req_drop_o       (),
     .voq_cnt_o        (),
     .gptr_o           (),
     .aptr_o           (),
     .lfsr_o           (),
+    .crd_o            (),
     .cfg_err_o        (arb_err)
   );
   // verilator lint_on PINCONNECTEMPTY
@@ -268,13 +286,18 @@ module stx_switch #(
 
   // ---------------------------------------------------------------------------
   // Crossbar: output j takes the cells of the inputs in xb_mask[j] that are
-  // for j, by increasing input, on receivers 0 .. R-1.
+  // for j, by increasing input, on receivers 0 .. R-1. Output j's
+  // arbitrated reservation is unused when none of the cells taken lacks an
+  // ACK (the granted input sent nothing for j, or a cell that won its own
+  // ACK): its credit goes back.
   // ---------------------------------------------------------------------------
   reg [N*XW-1:0] xo_d;
+  reg [N-1:0]    unacked, unused;
   integer xj, xi, xk;
   always @(*) begin
     xo_d      = {(N*XW){1'b0}};
     xb_drop_o = c_v;
+    unacked   = {N{1'b0}};
     for (xj = 0; xj < N; xj = xj + 1) begin
       xk = 0;
       for (xi = 0; xi < N; xi = xi + 1) begin
@@ -282,10 +305,12 @@ module stx_switch #(
           xo_d[xj*XW + xk*RXW +: RXW] =
             {c_i[xi*IW +: IW], c_s[xi*SW +: SW], xi[OW-1:0], 1'b1};
           xb_drop_o[xi] = 1'b0;
+          if (!k_v[xi]) unacked[xj] = 1'b1;
           xk = xk + 1;
         end
       end
     end
+    unused = xb_arb & ~unacked;
   end
   assign xo_in = xo_d;
 
@@ -300,6 +325,10 @@ module stx_switch #(
       wire [R*OW-1:0]   rs;
       wire [R*SW-1:0]   rq;
       wire [R*IW-1:0]   ri;
+      wire [KW-1:0]     crd;
+      wire [N*SW-1:0]   head;
+      wire              dv;
+      wire [OW-1:0]     dsrc;
       genvar gk;
       for (gk = 0; gk < R; gk = gk + 1) begin : gen_rx
         assign rv[gk]             = rx[gk*RXW];
@@ -320,13 +349,14 @@ module stx_switch #(
         .arr_seq_i    (rq),
         .arr_id_i     (ri),
         .dlv_ready_i  (dlv_ready_i[gi]),
-        .dlv_valid_o  (dlv_valid_o[gi]),
-        .dlv_src_o    (dlv_src_o[gi*OW +: OW]),
+        .dlv_valid_o  (dv),
+        .dlv_src_o    (dsrc),
         .dlv_seq_o    (dlv_seq_o[gi*SW +: SW]),
         .dlv_id_o     (dlv_id_o[gi*IW +: IW]),
         .dlv_byp_o    (),
         .arr_fate_o   (arr_fate_o[gi*R*3 +: R*3]),
-        .head_seq_o   (),
+        .crd_o        (crd),
+        .head_seq_o   (head),
         .exp_seq_o    (),
         .rsq_vld_o    (),
         .rsq_cnt_o    (),
@@ -338,6 +368,37 @@ module stx_switch #(
         .cfg_err_o    (eg_err[gi])
       );
       // verilator lint_on PINCONNECTEMPTY
+      assign dlv_valid_o[gi]         = dv;
+      assign dlv_src_o[gi*OW +: OW]  = dsrc;
+      assign cr_in[gi*CRW +: CRW]    = {{(CRW-KW){1'b0}}, crd} + {{(CRW-1){1'b0}}, unused[gi]};
+
+`ifndef SYNTHESIS
+      // NoLoss_A: with the credits, no cell reaches this output adapter
+      // beyond its window (B <= seq - head < 2^(SW-1), the head after this
+      // cycle's delivery).
+      reg [SW-1:0] nl_h, nl_d;
+      reg          nl_bad;
+      integer      nk;
+      always @(*) begin
+        nl_bad = 1'b0;
+        nl_h   = {SW{1'b0}};
+        nl_d   = {SW{1'b0}};
+        for (nk = 0; nk < R; nk = nk + 1) begin
+          if (rv[nk]) begin
+            nl_h = head[rs[nk*OW +: OW]*SW +: SW]
+                 + {{(SW-1){1'b0}}, dv && dsrc == rs[nk*OW +: OW]};
+            nl_d = rq[nk*SW +: SW] - nl_h;
+            if ({{(32-SW){1'b0}}, nl_d} >= B32 && !nl_d[SW-1]) nl_bad = 1'b1;
+          end
+        end
+      end
+      always @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+        end else if (!cfg_err_o && nl_bad) begin
+          $error("NoLoss_A: output %0d", gi);
+        end
+      end
+`endif
     end
   endgenerate
 

@@ -58,6 +58,12 @@ pub const LFSR_TAPS: u32 = 0x8020_0003;
 pub const LFSR_STEPS: u32 = 16;
 /// Multiplier that spreads the output index over the 16 random bits.
 pub const OUT_HASH: u32 = 0x9E37;
+/// Width of the credit pool `cfg_crd_i` and of the credits in use.
+pub const KW: u32 = 10;
+/// Width of a credit return (`crd_ret_i`, per output).
+pub const RETW: u32 = 8;
+/// The largest credit pool `cfg_crd_i`.
+pub const CRD_MAX: u16 = (1 << KW) - 1;
 
 /// Structural parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,6 +125,8 @@ crate::port_group! {
         cfg_stx_en_i: bool = 1,
         /// D: slots from a grant to its cell's arrival in the crossbar (0..=127).
         cfg_xbar_delay_i: u7 = 7,
+        /// C: credits per output (0: no flow control).
+        cfg_crd_i: u16 = KW,
     }
 }
 
@@ -135,6 +143,8 @@ crate::port_group! {
         spec_out_i: Vec<u8> = (p.iw(), p.n),
         /// ... with this sequence number.
         spec_seq_i: Vec<u16> = (SW, p.n),
+        /// Credits output j's adapter returns in this slot.
+        crd_ret_i: Vec<u8> = (RETW, p.n),
     }
 }
 
@@ -165,6 +175,8 @@ crate::port_group! {
         aptr_o: Vec<u8> = (p.iw(), p.n),
         /// Collision LFSR (registered).
         lfsr_o: u32 = 32 => Radix::Hex,
+        /// Credits in use per output (registered).
+        crd_o: Vec<u16> = (KW, p.n),
         /// Illegal configuration.
         cfg_err_o: bool = 1,
     }
@@ -187,6 +199,8 @@ crate::port_group! {
         dl_q: Vec<u8> = (p.iw() + 1, DL * p.n),
         /// Delay line write pointer.
         wp_q: u7 = 7,
+        /// Credits in use per output.
+        use_q: Vec<u16> = (KW, p.n),
     }
 }
 
@@ -199,7 +213,13 @@ impl ArbiterConfig {
             cfg_iter_i: u4::new(iters),
             cfg_stx_en_i: stx,
             cfg_xbar_delay_i: u7::new(delay),
+            cfg_crd_i: 0,
         }
+    }
+    /// The same with `crd` credits per output (flow control; 0: none).
+    pub fn with_credits(mut self, crd: u16) -> Self {
+        self.cfg_crd_i = crd;
+        self
     }
     /// Whether the hardware flags this configuration (`cfg_err_o`).
     pub fn is_illegal(&self) -> bool {
@@ -275,6 +295,8 @@ crate::coverage_bins! {
         CounterSaturated = "counter_saturated",
         RequestDropped = "request_dropped",
         ConfigError = "config_error",
+        CreditBlocksGrant = "credit_blocks_grant",
+        CreditLimitsStx = "credit_limits_stx",
     }
 }
 
@@ -365,6 +387,11 @@ pub struct SlotInfo {
     pub acks: u32,
     /// Inputs both arbitrated in the crossbar and speculative winners.
     pub arb_and_spec: u32,
+    /// Outputs with a request and no credit (flow control withholds it).
+    pub crd_blocked: u32,
+    /// Outputs where SRQs the receivers would have taken lost for lack of
+    /// credit.
+    pub crd_cut: u32,
 }
 
 /// The arbiter model.
@@ -398,6 +425,10 @@ impl Arbiter {
     pub fn last_slot(&self) -> &SlotInfo {
         &self.last
     }
+    /// Credits in use of `output`.
+    pub fn credits_used(&self, output: usize) -> u16 {
+        self.s.use_q[output]
+    }
     /// The same registers under another configuration (what-if analysis and
     /// tests; the hardware holds its configuration for a whole run).
     pub fn reconfigure(&mut self, c: &ArbiterConfig) {
@@ -422,6 +453,12 @@ impl Arbiter {
             }
             assert_eq!(self.s.nz_q[i], row, "nz_q row {i} disagrees with cnt_q");
             assert!((self.s.gptr_q[i] as usize) < n && (self.s.aptr_q[i] as usize) < n);
+            let c = self.c.cfg_crd_i;
+            assert!(
+                self.s.use_q[i] <= c,
+                "CrdBound_A: output {i} uses {} credits of {c}",
+                self.s.use_q[i]
+            );
         }
         assert_ne!(self.s.lfsr_q, 0, "LFSR stuck at zero");
     }
@@ -463,6 +500,8 @@ impl Block for Arbiter {
             1,
             MAX_ITER as u64,
         )?;
+        check_range("cfg_crd_i", c.cfg_crd_i as u64, 0, mask(KW))
+            .map_err(|e| e.note("0: no flow control"))?;
         Ok(())
     }
 
@@ -560,6 +599,12 @@ impl Block for Arbiter {
         if o.cfg_err_o {
             hit(Bin::ConfigError);
         }
+        if l.crd_blocked > 0 {
+            hit(Bin::CreditBlocksGrant);
+        }
+        if l.crd_cut > 0 {
+            hit(Bin::CreditLimitsStx);
+        }
         let _ = i;
     }
 
@@ -583,9 +628,30 @@ impl Block for Arbiter {
         o.gptr_o.clone_from(&cur.gptr_q);
         o.aptr_o.clone_from(&cur.aptr_q);
         o.lfsr_o = cur.lfsr_q;
+        o.crd_o.clone_from(&cur.use_q);
         o.cfg_err_o = self.err;
 
-        // 1. Request matrix: the counters plus this slot's requests.
+        // 0. Credit returns (release first); outputs with a credit.
+        let crd = c.cfg_crd_i;
+        let mut used: Vec<u16> = (0..n)
+            .map(|j| {
+                if crd == 0 {
+                    0
+                } else {
+                    cur.use_q[j].saturating_sub(inp.crd_ret_i[j] as u16)
+                }
+            })
+            .collect();
+        let has_credit = (0..n).fold(0u64, |m, j| {
+            if crd == 0 || used[j] < crd {
+                m | 1 << j
+            } else {
+                m
+            }
+        });
+
+        // 1. Request matrix: the counters plus this slot's requests, for
+        //    the outputs with a credit.
         let mut req = cur.nz_q.clone();
         for (row, (&v, &j)) in req
             .iter_mut()
@@ -595,7 +661,15 @@ impl Block for Arbiter {
                 *row |= 1 << j;
             }
         }
-        let req_t = transpose(&req, n);
+        let mut req_t = transpose(&req, n);
+        for (j, r) in req_t.iter_mut().enumerate() {
+            if has_credit >> j & 1 == 0 {
+                if *r != 0 {
+                    info.crd_blocked += 1;
+                }
+                *r = 0;
+            }
+        }
 
         // 2. iSLIP.
         let iters = if self.err {
@@ -734,12 +808,21 @@ impl Block for Arbiter {
                 arb_inputs |= 1 << a;
             }
             if srq[j] != 0 {
-                let cap = if arb[j].is_some() {
+                let rcap = if arb[j].is_some() {
                     recv.saturating_sub(1)
                 } else {
                     recv
                 };
+                let cap = if crd == 0 {
+                    rcap
+                } else {
+                    let g = u16::from(match_of_out[j].is_some());
+                    rcap.min((crd - used[j] - g) as u32)
+                };
                 let k = srq[j].count_ones();
+                if cap < rcap && k > cap {
+                    info.crd_cut += 1;
+                }
                 let win = stx_winners(srq[j], cap, random_of(cur.lfsr_q, j));
                 if k > cap {
                     if arb[j].is_some() {
@@ -758,8 +841,19 @@ impl Block for Arbiter {
                 }
                 xb |= win;
                 winners_all |= win;
+                if crd != 0 {
+                    used[j] += win.count_ones() as u16;
+                }
             }
             o.xb_mask_o[j] = xb;
+        }
+        // 7. Credits: the grants and ACKs of this slot take theirs.
+        for (j, m) in match_of_out.iter().enumerate() {
+            nx.use_q[j] = if crd == 0 {
+                0
+            } else {
+                used[j] + u16::from(m.is_some())
+            };
         }
         for i in 0..n {
             if winners_all >> i & 1 != 0 {
@@ -770,7 +864,7 @@ impl Block for Arbiter {
         }
         info.arb_and_spec = (arb_inputs & winners_all).count_ones();
 
-        // 7. LFSR.
+        // 8. LFSR.
         nx.lfsr_q = lfsr_slot(cur.lfsr_q);
 
         self.s = nx;

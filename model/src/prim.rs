@@ -56,6 +56,48 @@ impl Lfsr {
     }
 }
 
+/// `a b mod P` in `GF(2)[x]/P` for the Galois LFSR of `width` bits with
+/// feedback `taps` (`P(x) = x taps(x) + 1`, bit `k` of a state the
+/// coefficient of `x^k`): the arithmetic behind [`lfsr_jump`].
+pub const fn lfsr_mulmod(a: u64, b: u64, taps: u64, width: u32) -> u64 {
+    let top = 1u64 << width;
+    // P(x) = x taps(x) + 1: its x^width term cancels the top bit.
+    let red = (taps << 1) | 1;
+    let mut r = 0u64;
+    let mut k = width;
+    while k > 0 {
+        k -= 1;
+        r <<= 1;
+        if r & top != 0 {
+            r ^= red;
+        }
+        if (b >> k) & 1 != 0 {
+            r ^= a;
+        }
+    }
+    r
+}
+
+/// The state of the Galois LFSR (`width` bits, `taps`, one step
+/// `s' = (s >> 1) ^ (s & 1 ? taps : 0)`) `k` steps after `s`, without
+/// stepping: one step multiplies by `x^(-1) = taps(x)` modulo
+/// `P(x) = x taps(x) + 1`, so `k` steps multiply by `taps(x)^k`
+/// (square and multiply). `rtl/stx_ingress.v` computes its seed this way
+/// at elaboration.
+pub const fn lfsr_jump(s: u64, taps: u64, width: u32, k: u64) -> u64 {
+    let mut g = taps; // x^(-1)
+    let mut h = 1u64; // x^0
+    let mut e = k;
+    while e != 0 {
+        if e & 1 != 0 {
+            h = lfsr_mulmod(h, g, taps, width);
+        }
+        g = lfsr_mulmod(g, g, taps, width);
+        e >>= 1;
+    }
+    lfsr_mulmod(s, h, taps, width)
+}
+
 /// `prim_timer`: a down counter that stops at zero.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Timer {
@@ -241,6 +283,31 @@ mod tests {
         assert_eq!(a.state, b.state);
         b.clock(false);
         assert_eq!(a.state, b.state);
+    }
+
+    #[test]
+    fn lfsr_jump_is_stepping() {
+        for (taps, w) in [(0x8020_0003u64, 32u32), (0xB400, 16)] {
+            let mut s = 0xACE1u64;
+            let mut k = 0u64;
+            for target in [0u64, 1, 2, 15, 16, 17, 1000, 65_537] {
+                while k < target {
+                    s = Lfsr::step_once(s, taps);
+                    k += 1;
+                }
+                assert_eq!(lfsr_jump(0xACE1, taps, w, k), s, "taps {taps:x}, {k} steps");
+            }
+        }
+        // The multiplication is commutative and one step is a product.
+        let (t, w) = (0x8020_0003u64, 32);
+        assert_eq!(
+            lfsr_mulmod(0x1234_5678, t, t, w),
+            Lfsr::step_once(0x1234_5678, t)
+        );
+        assert_eq!(
+            lfsr_mulmod(0xdead_beef, 0x0bad_f00d, t, w),
+            lfsr_mulmod(0x0bad_f00d, 0xdead_beef, t, w)
+        );
     }
 
     #[test]

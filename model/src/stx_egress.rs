@@ -53,6 +53,11 @@ impl StxEgressParams {
     pub const fn cw(&self) -> u32 {
         clog2(self.b + 1)
     }
+    /// Width of the credits freed per cycle, `clog2(R + 2)` (up to `R + 1`:
+    /// a delivery from the RSQ and `R` cells dropped).
+    pub const fn kw(&self) -> u32 {
+        clog2(self.r + 2)
+    }
     /// Sequence numbers wrap at this modulus.
     pub const fn seq_mod(&self) -> u32 {
         self.seq().modulus()
@@ -185,6 +190,8 @@ crate::port_group! {
         dlv_byp_o: bool = 1,
         /// Per receiver: what became of its cell (see `Fate`).
         arr_fate_o: Vec<u8> = (3, p.r) => Radix::Names(Fate::NAMES),
+        /// Credits freed: the delivered cell and the cells dropped on arrival.
+        crd_o: u8 = p.kw(),
         /// Per input: next sequence number to deliver (registered).
         head_seq_o: Vec<u16> = (p.sw, p.n),
         /// Per input: next sequence number expected, the first not received (registered).
@@ -764,6 +771,16 @@ impl Block for StxEgress {
         for &c in &o.arr_fate_o {
             ev.fates[c as usize] += 1;
         }
+        o.crd_o = u8::from(g.is_some())
+            + [
+                Fate::Duplicate,
+                Fate::OutOfWindow,
+                Fate::Conflict,
+                Fate::Refused,
+            ]
+            .iter()
+            .map(|&f| ev.fates[f as usize])
+            .sum::<u8>();
 
         // 4. Counters.
         let max = p.cnt_max();
@@ -880,6 +897,40 @@ mod tests {
         let o = cyc(&mut m, &[(0, 1, 1)], true);
         assert_eq!(fate(&o, 0), Fate::Duplicate);
         assert_eq!((o.dlv_seq_o, o.dlv_byp_o), (0, false));
+    }
+
+    /// At `SW = log2(B) + 1` (the margin `2^(SW-1) - B` is 0): a copy
+    /// `2^(SW-1)` behind the head is a duplicate, one `2^(SW-1) + 1` behind
+    /// falls into the window and is taken for a new cell. So a switch must
+    /// keep duplicates within `2^(SW-1)` of the head (`docs/stx_switch.md`,
+    /// the duplicate rule), not within `2^(SW-1) - B`.
+    #[test]
+    fn duplicates_are_recognised_at_the_margin() {
+        let p = StxEgressParams {
+            n: 2,
+            r: 1,
+            b: 8,
+            sw: 4,
+            iw: 8,
+            cntw: 8,
+        };
+        let half = 1u32 << (p.sw - 1);
+        for (lag, want) in [
+            (1u32, Fate::Duplicate),
+            (half, Fate::Duplicate),
+            (half + 1, Fate::OutOfOrder),
+        ] {
+            let mut m = StxEgress::new(&p, &StxEgress::default_config(&p));
+            // Deliver 20 cells of input 0 in order (the head wraps past 16).
+            for s in 0..20u16 {
+                let o = cyc(&mut m, &[(0, s % 16, s)], true);
+                assert_eq!(fate(&o, 0), Fate::Delivered);
+            }
+            let head = m.head(0);
+            let old = p.seq().add(head, (1 << p.sw) - lag);
+            let o = cyc(&mut m, &[(0, old, 0xee)], false);
+            assert_eq!(fate(&o, 0), want, "a copy {lag} behind the head");
+        }
     }
 
     #[test]

@@ -23,10 +23,40 @@ pub const fn clog2(n: usize) -> u32 {
     usize::BITS - (n - 1).leading_zeros()
 }
 
-/// LFSR of the random policy: 16 bits, taps `0xB400`, seed `0xACE1`.
-pub const LFSR_TAPS: u64 = 0xB400;
-/// Its reset value.
-pub const LFSR_SEED: u64 = 0xACE1;
+/// LFSR of the random policy (`u_lfsr`, `prim_lfsr`): 32 bits, taps
+/// `x^32 + x^22 + x^2 + x + 1` (maximal length, the arbiter's).
+pub const LFSR_TAPS: u64 = 0x8020_0003;
+/// Its width.
+pub const LFSR_W: u32 = 32;
+/// Its steps per cycle: the 16 random bits of successive cycles are
+/// consecutive, disjoint stretches of the sequence.
+pub const LFSR_STEPS: u32 = 16;
+/// The seed of input 0.
+pub const LFSR_BASE: u64 = 0xACE1;
+/// Input `IDX` starts `IDX * LFSR_STRIDE` steps after input 0.
+pub const LFSR_STRIDE: u64 = 1 << 26;
+
+/// The reset value of input `idx`'s LFSR: [`LFSR_BASE`] moved
+/// `idx * 2^26` steps along the sequence (`docs/stx_ingress.md`, "The
+/// random policy's generator"; the RTL computes the same at elaboration).
+pub const fn lfsr_seed(idx: usize) -> u32 {
+    crate::prim::lfsr_jump(LFSR_BASE, LFSR_TAPS, LFSR_W, idx as u64 * LFSR_STRIDE) as u32
+}
+
+/// The random policy's pick among the eligible VOQs `elig` (bit mask, not
+/// 0) with the 16 random bits `r`: the `m`-th set bit by increasing index,
+/// `m = (r * c) >> 16`, `c` the number of eligible VOQs (the arbiter's
+/// collision rule with capacity 1, [`crate::arbiter::stx_winners`]).
+pub fn random_pick(elig: u64, r: u32) -> usize {
+    debug_assert!(elig != 0 && r < 1 << 16);
+    let c = elig.count_ones();
+    let m = (r * c) >> 16;
+    let mut rest = elig;
+    for _ in 0..m {
+        rest &= rest - 1;
+    }
+    rest.trailing_zeros() as usize
+}
 
 /// Structural parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +75,9 @@ pub struct StxIngressParams {
     pub cw: u32,
     /// Statistics counter width, 4..=32.
     pub cntw: u32,
+    /// The input this adapter serves (`IDX`, 0..=127): seeds the random
+    /// policy's LFSR ([`lfsr_seed`]).
+    pub idx: usize,
 }
 
 impl StxIngressParams {
@@ -124,7 +157,8 @@ impl StxIngressParams {
             lim.cw as usize,
         )
         .map_err(range)?;
-        check_param("CNTW", "counter bits", self.cntw as usize, 4, 32)
+        check_param("CNTW", "counter bits", self.cntw as usize, 4, 32)?;
+        check_param("IDX", "input index", self.idx, 0, 127)
     }
 }
 
@@ -167,6 +201,7 @@ impl Default for StxIngressParams {
             iw: 8,
             cw: 4,
             cntw: 32,
+            idx: 0,
         }
     }
 }
@@ -181,7 +216,17 @@ impl Params for StxIngressParams {
             ("IW", self.iw as u64),
             ("CW", self.cw as u64),
             ("CNTW", self.cntw as u64),
+            ("IDX", self.idx as u64),
         ]
+    }
+    /// The parameters' names and values, `IDX` only when it is not 0 (the
+    /// labels of the variants from before `IDX` stay valid).
+    fn label(&self) -> String {
+        self.verilog()
+            .iter()
+            .filter(|&&(n, v)| n != "IDX" || v != 0)
+            .map(|(n, v)| format!("{}{}", n.to_ascii_lowercase(), v))
+            .collect()
     }
 }
 
@@ -308,8 +353,8 @@ crate::port_group! {
         ocnt_q: u16 = p.lw(),
         /// Request arbiter pointer (`u_req_arb`).
         req_ptr_q: u8 = p.ow(),
-        /// `u_lfsr` (`prim_lfsr`, 16 bits).
-        lfsr_q: u16 = 16,
+        /// `u_lfsr` (`prim_lfsr`, 32 bits, 16 steps per cycle).
+        lfsr_q: u32 = 32 => Radix::Hex,
         /// `u_cnt_stx`.
         cnt_stx_q: u32 = p.cntw,
         /// `u_cnt_retx`.
@@ -697,7 +742,7 @@ impl StxIngress {
             || c.cfg_win_i as u32 > p.win_max()
             || c.cfg_req_lim_i == 0;
         let mut s = StxIngressState::zero(p);
-        s.lfsr_q = LFSR_SEED as u16;
+        s.lfsr_q = lfsr_seed(p.idx);
         StxIngress {
             p: *p,
             c: c.clone(),
@@ -721,7 +766,7 @@ impl Block for StxIngress {
     type State = StxIngressState;
 
     fn variants() -> Vec<StxIngressParams> {
-        let v = |n, q, rtt, sw, iw, cw, cntw| StxIngressParams {
+        let v = |n, q, rtt, sw, iw, cw, cntw, idx| StxIngressParams {
             n,
             q,
             rtt,
@@ -729,12 +774,13 @@ impl Block for StxIngress {
             iw,
             cw,
             cntw,
+            idx,
         };
         vec![
-            v(8, 8, 8, 8, 8, 4, 32),
-            v(2, 2, 2, 3, 4, 2, 6),
-            v(16, 8, 16, 12, 8, 6, 16),
-            v(4, 4, 3, 4, 4, 3, 8),
+            v(8, 8, 8, 8, 8, 4, 32, 0),
+            v(2, 2, 2, 3, 4, 2, 6, 1),
+            v(16, 8, 16, 12, 8, 6, 16, 9),
+            v(4, 4, 3, 4, 4, 3, 8, 3),
         ]
     }
 
@@ -1008,10 +1054,7 @@ impl Block for StxIngress {
         if !sent_on_grant && elig != 0 {
             ev.eligible = elig.count_ones();
             let pick = match self.policy.expect("legal policy") {
-                Policy::Random => {
-                    let start = (self.s.lfsr_q as u32) & (n as u32 - 1);
-                    crate::prim::rr_pick(elig, n as u32, start).expect("eligible") as usize
-                }
+                Policy::Random => random_pick(elig, self.s.lfsr_q & 0xffff),
                 pol => {
                     // One scan of the list: the first entry naming an
                     // eligible VOQ is the smallest fp (OCF); the last VOQ
@@ -1132,9 +1175,9 @@ impl Block for StxIngress {
         self.s.req_ptr_q = arb.ptr as u8;
 
         // 7. LFSR and counters.
-        let mut lf = Lfsr::new(self.s.lfsr_q as u64, LFSR_TAPS, 1);
+        let mut lf = Lfsr::new(self.s.lfsr_q as u64, LFSR_TAPS, LFSR_STEPS);
         lf.clock(true);
-        self.s.lfsr_q = lf.state as u16;
+        self.s.lfsr_q = lf.state as u32;
         let max = p.cnt_max();
         let mut sat = false;
         for (c, inc) in [
@@ -1200,6 +1243,172 @@ mod tests {
         assert_eq!(GrantKind::from_code(o.gnt_kind_o), GrantKind::Wasted);
         assert_eq!(m.state().cnt_wasted_q, 1);
         assert_eq!(m.outstanding(3), 0);
+    }
+
+    /// Pearson's chi-square of `counts` against equal shares.
+    fn chi2_uniform(counts: &[u64]) -> f64 {
+        let total: u64 = counts.iter().sum();
+        let e = total as f64 / counts.len() as f64;
+        counts.iter().map(|&c| (c as f64 - e).powi(2) / e).sum()
+    }
+
+    /// Pearson's chi-square of independence of the `k x k` table of the
+    /// pairs `(a, b)` (expected count: row total x column total / total).
+    fn chi2_indep(pairs: impl Iterator<Item = (usize, usize)>, k: usize) -> f64 {
+        let mut t = vec![0u64; k * k];
+        for (a, b) in pairs {
+            t[a * k + b] += 1;
+        }
+        let total: u64 = t.iter().sum();
+        let row = |a: usize| t[a * k..(a + 1) * k].iter().sum::<u64>() as f64;
+        let col = |b: usize| (0..k).map(|a| t[a * k + b]).sum::<u64>() as f64;
+        let mut x = 0.0;
+        for a in 0..k {
+            for b in 0..k {
+                let e = row(a) * col(b) / total as f64;
+                x += (t[a * k + b] as f64 - e).powi(2) / e;
+            }
+        }
+        x
+    }
+
+    /// The random picks of input `idx` of an 8-output adapter over `slots`
+    /// cycles in which exactly the VOQs of `full` hold cells (512 each,
+    /// queued with STX off, then STX on) and every speculative cell is
+    /// acknowledged in the next cycle: every VOQ of `full` is eligible in
+    /// every cycle.
+    fn random_picks(idx: usize, full: &[u8], slots: usize) -> Vec<usize> {
+        let p = StxIngressParams {
+            n: 8,
+            q: 512,
+            rtt: 4,
+            sw: 13,
+            iw: 16,
+            cw: 10,
+            cntw: 32,
+            idx,
+        };
+        let off = StxIngressConfig {
+            cfg_policy_i: Policy::Random.code(),
+            cfg_stx_en_i: false,
+            ..StxIngress::default_config(&p)
+        };
+        let mut m = StxIngress::new_model(&p, &off).unwrap();
+        for k in 0..512 * full.len() {
+            arrive(&mut m, full[k % full.len()], k as u16);
+        }
+        let mut on = StxIngress::new_model(
+            &p,
+            &StxIngressConfig {
+                cfg_stx_en_i: true,
+                ..off
+            },
+        )
+        .unwrap();
+        on.s = m.s.clone();
+        let mut picks = Vec::with_capacity(slots);
+        let mut i = idle(&on);
+        for _ in 0..slots {
+            let o = on.step(&i);
+            assert!(o.spec_valid_o, "an STX every cycle");
+            assert_eq!(on.events().eligible as usize, full.len(), "all eligible");
+            picks.push(o.spec_out_o as usize);
+            i.ack_valid_i = true;
+            i.ack_seq_i = o.spec_seq_o;
+        }
+        on.assert_invariants();
+        picks
+    }
+
+    /// Over 3000 cycles with every VOQ eligible, the random policy gives
+    /// every VOQ its share, the picks of two inputs are independent and so
+    /// are the successive picks of one input (lags 1 and 2); over 1600
+    /// cycles with only VOQs 0, 1, 2 and 6 eligible each of them gets its
+    /// share. Pearson's
+    /// chi-square against the critical values at significance 0.001: 24.32
+    /// (7 degrees of freedom, shares of 8), 16.27 (3, shares of 4), 85.35
+    /// (49, independence in an 8 x 8 table). The earlier policy (one
+    /// 16-bit LFSR for all inputs, one step per cycle, first eligible at or
+    /// after `lfsr[2:0]`) fails every part but the first: equal picks at
+    /// every input, each pick its predecessor shifted by one bit, VOQ 6
+    /// taking the starts 3 to 6.
+    #[test]
+    fn random_picks_are_fair_and_independent() {
+        const T: usize = 3000;
+        let all: Vec<u8> = (0..8).collect();
+        let runs: Vec<(usize, Vec<usize>)> = [0usize, 1, 2, 63]
+            .iter()
+            .map(|&i| (i, random_picks(i, &all, T)))
+            .collect();
+        for (idx, v) in &runs {
+            let mut c = [0u64; 8];
+            v.iter().for_each(|&j| c[j] += 1);
+            let x = chi2_uniform(&c);
+            assert!(x < 24.32, "input {idx}: shares {c:?}, chi-square {x:.1}");
+            for lag in [1, 2] {
+                let x = chi2_indep(v.iter().copied().zip(v[lag..].iter().copied()), 8);
+                assert!(
+                    x < 85.35,
+                    "input {idx}: picks {lag} apart, chi-square {x:.1}"
+                );
+            }
+        }
+        for (a, b) in [(0, 1), (1, 2), (0, 3)] {
+            let (ia, va) = &runs[a];
+            let (ib, vb) = &runs[b];
+            let x = chi2_indep(va.iter().copied().zip(vb.iter().copied()), 8);
+            assert!(x < 85.35, "inputs {ia} and {ib}: chi-square {x:.1}");
+        }
+        // 1600 picks of 4 VOQs of 512 cells: none runs empty.
+        let some = [0u8, 1, 2, 6];
+        let v = random_picks(5, &some, 1600);
+        let c: Vec<u64> = some
+            .iter()
+            .map(|&j| v.iter().filter(|&&x| x == j as usize).count() as u64)
+            .collect();
+        assert_eq!(c.iter().sum::<u64>(), 1600);
+        let x = chi2_uniform(&c);
+        assert!(
+            x < 16.27,
+            "VOQs 0, 1, 2, 6: shares {c:?}, chi-square {x:.1}"
+        );
+    }
+
+    /// The pick is the arbiter's collision rule with capacity 1, and each
+    /// of `c` eligible VOQs takes `floor` or `ceil` of `2^16 / c` of the
+    /// random values.
+    #[test]
+    fn random_pick_shares_are_within_one_value() {
+        for elig in [0b1u64, 0b1000_0110, 0xff, 0b101_0101_0111, u64::MAX] {
+            let c = elig.count_ones() as u64;
+            let mut n = std::collections::BTreeMap::new();
+            for r in 0..1u32 << 16 {
+                let j = random_pick(elig, r);
+                assert_eq!(1u64 << j, crate::arbiter::stx_winners(elig, 1, r));
+                *n.entry(j).or_insert(0u64) += 1;
+            }
+            assert_eq!(n.len() as u64, c);
+            let lo = (1u64 << 16) / c;
+            assert!(
+                n.values().all(|&k| k == lo || k == lo + 1),
+                "{elig:b}: {n:?}"
+            );
+        }
+    }
+
+    /// Each input's seed is the base seed moved `idx * 2^26` steps; seeds
+    /// differ and are never 0.
+    #[test]
+    fn seeds_are_jumps_along_one_sequence() {
+        let mut s = LFSR_BASE;
+        for _ in 0..LFSR_STRIDE {
+            s = Lfsr::step_once(s, LFSR_TAPS);
+        }
+        assert_eq!(lfsr_seed(1) as u64, s);
+        let seeds: std::collections::BTreeSet<u32> = (0..128).map(lfsr_seed).collect();
+        assert_eq!(seeds.len(), 128);
+        assert!(!seeds.contains(&0));
+        assert_eq!(lfsr_seed(0) as u64, LFSR_BASE);
     }
 
     #[test]

@@ -91,6 +91,9 @@ pub struct Series {
     pub dashed: bool,
     /// A marker on every point, if any.
     pub marker: Option<Marker>,
+    /// Per point, the half-height of a vertical error bar (a 95 %
+    /// confidence interval), if any; a NaN or 0 draws none.
+    pub err: Option<Vec<f64>>,
 }
 
 impl Series {
@@ -102,6 +105,15 @@ impl Series {
             color,
             dashed: false,
             marker: None,
+            err: None,
+        }
+    }
+
+    /// The same series with error bars of half-height `err[k]` at point `k`.
+    pub fn with_errors(self, err: Vec<f64>) -> Self {
+        Series {
+            err: Some(err),
+            ..self
         }
     }
 
@@ -260,11 +272,27 @@ fn draw_chart<DB: DrawingBackend>(
     let fixed =
         |r: Option<(f64, f64)>| r.filter(|&(lo, hi)| lo.is_finite() && hi.is_finite() && lo < hi);
     let (x_fixed, y_fixed) = (fixed(chart.x_range), fixed(chart.y_range));
+    // Every point, and the ends of its error bar.
+    let bar = |s: &Series, k: usize| {
+        s.err
+            .as_ref()
+            .and_then(|e| e.get(k).copied())
+            .filter(|e| e.is_finite())
+            .unwrap_or(0.0)
+    };
+    let extent: Vec<(f64, f64)> = chart
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.points.iter().enumerate().flat_map(move |(k, &(x, y))| {
+                let e = bar(s, k);
+                [(x, y - e), (x, y + e)]
+            })
+        })
+        .collect();
     let finite = || {
-        chart
-            .series
+        extent
             .iter()
-            .flat_map(|s| &s.points)
             .filter(|(x, y)| x.is_finite() && y.is_finite())
     };
     let x_ticks = (body_w as usize / 90).max(2);
@@ -368,6 +396,22 @@ fn draw_chart<DB: DrawingBackend>(
                 ctx.draw_series(DashedLineSeries::new(run, DASH_ON, DASH_OFF, style))?;
             } else {
                 ctx.draw_series(LineSeries::new(run, style))?;
+            }
+        }
+    }
+    // Error bars: a vertical segment with short caps.
+    for s in chart.series.iter().filter(|s| s.err.is_some()) {
+        let style = rgb(s.color).stroke_width(LINE_W);
+        let cap = (x_range.1 - x_range.0) * 0.006;
+        for (k, &(x, y)) in s.points.iter().enumerate() {
+            let e = bar(s, k);
+            if e <= 0.0 || !inside((x, y), x_range, y_range) {
+                continue;
+            }
+            let (lo, hi) = ((y - e).max(y_range.0), (y + e).min(y_range.1));
+            ctx.draw_series(LineSeries::new([(x, lo), (x, hi)], style))?;
+            for v in [lo, hi] {
+                ctx.draw_series(LineSeries::new([(x - cap, v), (x + cap, v)], style))?;
             }
         }
     }

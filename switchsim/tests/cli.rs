@@ -615,29 +615,43 @@ fn pfc_run_writes_a_pcap_of_its_frames() {
     assert!(json(&o)["pcap"].is_null());
 }
 
-/// `sweep --plot-only` draws an existing sweep CSV to an SVG and a PNG
-/// beside it.
+/// `study stx --plot-only` draws an existing study CSV (and the paired
+/// differences beside it) to SVGs and PNGs beside it.
 #[test]
 fn sweep_plot_only_writes_svg_and_png_beside_the_csv() {
     let dir = scratch().join("sweep-plot");
     std::fs::create_dir_all(&dir).unwrap();
     let csv = dir.join("sweep.csv");
     let (svg, png) = (dir.join("sweep.svg"), dir.join("sweep.png"));
-    for f in [&svg, &png] {
+    let others = [
+        dir.join("sweep_policies.svg"),
+        dir.join("sweep_policies.png"),
+        dir.join("sweep_load.svg"),
+        dir.join("sweep_load.png"),
+    ];
+    for f in others.iter().chain([&svg, &png]) {
         let _ = std::fs::remove_file(f);
     }
-    let recorded = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/stx_sweep.csv");
-    std::fs::copy(recorded, &csv).unwrap();
-    let o = switchsim(&["sweep", "--plot-only", csv.to_str().unwrap()]);
+    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/");
+    std::fs::copy(format!("{docs}stx_sweep.csv"), &csv).unwrap();
+    std::fs::copy(
+        format!("{docs}stx_sweep_paired.csv"),
+        dir.join("sweep_paired.csv"),
+    )
+    .unwrap();
+    let o = switchsim(&["study", "stx", "--plot-only", csv.to_str().unwrap()]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(
         out.contains("wrote") && out.contains("sweep.svg") && out.contains("sweep.png"),
         "{out}"
     );
+    assert!(others.iter().all(|f| f.exists()), "{out}");
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-    assert!(svg.contains("R=8 analytic") && svg.contains("(d) Throughput with STX"));
+    assert!(svg.contains("R=8 analytic") && svg.contains("(d) NSTX service rate"));
+    let pol = std::fs::read_to_string(&others[0]).unwrap();
+    assert!(pol.contains("R2 ycf sr - R2 ocf sr"));
     let png = std::fs::read(&png).unwrap();
     let info = png::Decoder::new(png.as_slice()).read_info().unwrap();
     assert_eq!((info.info().width, info.info().height), (1280, 880));
@@ -652,18 +666,21 @@ fn sweep_plot_only_rejects_bad_input() {
     let recorded = include_str!("../../docs/stx_sweep.csv");
     let csv = dir.join("bad.csv");
     let mut lines: Vec<&str> = recorded.lines().collect();
-    let bad = lines[2].replacen(",0.200,", ",0.2oo,", 1);
+    let col = lines[0].split(',').position(|h| h == "load").unwrap();
+    let mut fields: Vec<&str> = lines[2].split(',').collect();
+    fields[col] = "0.3oo";
+    let bad = fields.join(",");
     lines[2] = &bad;
     std::fs::write(&csv, lines.join("\n")).unwrap();
     assert_bad_input(
         &switchsim(&["sweep", "--plot-only", csv.to_str().unwrap()]),
-        &["bad.csv:3", "column `load`", "0.2oo"],
+        &["bad.csv:3", "column `load`", "0.3oo"],
     );
     assert!(!dir.join("bad.svg").exists() && !dir.join("bad.png").exists());
-    std::fs::write(&csv, "n,rtt,r\n64,64\n").unwrap();
+    std::fs::write(&csv, "experiment,r,policy,scheme,load,delay\nbernoulli,2\n").unwrap();
     assert_bad_input(
         &switchsim(&["sweep", "--plot-only", csv.to_str().unwrap()]),
-        &["bad.csv:2", "2 fields, but the header has 3"],
+        &["bad.csv:2", "2 fields, but the header has 6"],
     );
     let png = dir.join("plot.png");
     std::fs::write(&png, recorded).unwrap();
@@ -671,6 +688,27 @@ fn sweep_plot_only_rejects_bad_input() {
         &switchsim(&["sweep", "--plot-only", png.to_str().unwrap()]),
         &["cannot have the extension"],
     );
+    // A study that could lose an acknowledged cell is refused before it
+    // runs: RSQs of 8 per input, window RTT + 1 = 9.
+    let out = dir.join("lossy.csv");
+    assert_bad_input(
+        &switchsim(&[
+            "study",
+            "stx",
+            "--plan",
+            "custom",
+            "--n",
+            "4",
+            "--rtt",
+            "8",
+            "--egress-b",
+            "8",
+            "--out",
+            out.to_str().unwrap(),
+        ]),
+        &["C + w <= B"],
+    );
+    assert!(!out.exists());
 }
 
 /// `--time` takes humantime durations (and bare seconds); a bad one is a

@@ -3,7 +3,7 @@
 //! Configurations cover every runtime field with the edges on purpose:
 //! R = 1 (every SRQ loses to an arbitrated cell), R = 2 (OSMOSIS), R = N - 1,
 //! N and 127 (never a collision); 1 and 8 iterations; STX off; crossbar
-//! delays 0, 1 and 127.
+//! delays 0, 1 and 127; credits off (0), 1, a few, many and 1023.
 //!
 //! Traffic is generated one cycle at a time ([`ArbiterGen`]) and comes in
 //! phases, each with its own pattern, request and SRQ rates and hot
@@ -19,6 +19,10 @@
 //! - `Triangle`: input `i` requests output `i + t mod (N - i)` in slot `t`
 //!   (long iSLIP chains: at N = 64 iterations 7 and 8 produce matches);
 //! - `Idle`.
+//!
+//! Credit returns (`crd_ret_i`): per phase a return rate (none, which lets
+//! the credits run out, to every slot) and size (1 to 3 per output, now and
+//! then more than were taken: the arbiter clamps).
 
 use crate::{rng, Bench};
 use arbitrary_int::{u4, u7};
@@ -58,6 +62,10 @@ pub struct Phase {
     pub p_spec: u32,
     /// Hot outputs.
     pub hot: Vec<usize>,
+    /// Credit return probability per output and slot, percent.
+    pub p_ret: u32,
+    /// Largest return per output and slot.
+    pub ret_max: u64,
 }
 
 /// Configurations for variant `p`.
@@ -95,14 +103,22 @@ pub fn config_strategy(p: &ArbiterParams, illegal: bool) -> BoxedStrategy<Arbite
     } else {
         Just(None).boxed()
     };
-    (recv, iters, proptest::bool::weighted(0.9), delay, bad)
-        .prop_map(|(r, it, stx, d, bad)| {
+    let crd = prop_oneof![
+        3 => Just(0u16),
+        1 => Just(1u16),
+        2 => 2u16..=8,
+        1 => 9u16..=64,
+        1 => Just(1023u16),
+    ];
+    (recv, iters, proptest::bool::weighted(0.9), delay, bad, crd)
+        .prop_map(|(r, it, stx, d, bad, crd)| {
             let (r, it) = bad.unwrap_or((r, it));
             ArbiterConfig {
                 cfg_recv_i: u7::new(r),
                 cfg_iter_i: u4::new(it),
                 cfg_stx_en_i: stx,
                 cfg_xbar_delay_i: u7::new(d),
+                cfg_crd_i: crd,
             }
         })
         .boxed()
@@ -128,12 +144,14 @@ fn clear(i: &mut ArbiterInputs) {
         spec_valid_i,
         spec_out_i,
         spec_seq_i,
+        crd_ret_i,
     } = i;
     req_valid_i.fill(false);
     req_out_i.fill(0);
     spec_valid_i.fill(false);
     spec_out_i.fill(0);
     spec_seq_i.fill(0);
+    crd_ret_i.fill(0);
 }
 
 /// The arbiter's traffic, one cycle at a time.
@@ -174,6 +192,8 @@ impl ArbiterGen {
                 p_req: 0,
                 p_spec: 0,
                 hot: Vec::with_capacity(3),
+                p_ret: 0,
+                ret_max: 1,
             },
             seq: vec![0; p.n],
             burst: vec![(0, 0); p.n],
@@ -205,6 +225,8 @@ impl ArbiterGen {
         };
         ph.p_req = rate(r);
         ph.p_spec = rate(r);
+        ph.p_ret = rate(r);
+        ph.ret_max = [1, 1, 2, 3][r.below(4) as usize];
         ph.hot.clear();
         for _ in 0..r.range(1, 3) {
             ph.hot.push(r.below(n) as usize);
@@ -227,6 +249,11 @@ impl Generator<Arbiter> for ArbiterGen {
             return Step::Reset;
         }
         clear(i);
+        for j in 0..n {
+            if pct(r, ph.p_ret) {
+                i.crd_ret_i[j] = r.range(1, ph.ret_max) as u8;
+            }
+        }
         if ph.pattern == Pattern::Idle {
             return Step::Drive;
         }
@@ -325,7 +352,7 @@ impl Bench for Arbiter {
     fn config_strategy(p: &ArbiterParams, illegal: bool) -> BoxedStrategy<ArbiterConfig> {
         config_strategy(p, illegal)
     }
-    const GENERATOR_VERSION: u32 = 2;
+    const GENERATOR_VERSION: u32 = 3;
     type Gen = ArbiterGen;
     fn generator(p: &ArbiterParams, cfg: &ArbiterConfig, seed: u64) -> ArbiterGen {
         ArbiterGen::new(p, cfg, seed)

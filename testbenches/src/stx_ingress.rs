@@ -204,7 +204,9 @@ impl Generator<StxIngress> for StxIngressGen {
 }
 
 impl Bench for StxIngress {
-    const GENERATOR_VERSION: u32 = 1;
+    // 2: the random policy's picks (per-input LFSR, uniform pick) change
+    // the speculative cells this closed-loop generator acknowledges.
+    const GENERATOR_VERSION: u32 = 2;
     type Gen = StxIngressGen;
     fn generator(p: &StxIngressParams, cfg: &StxIngressConfig, seed: u64) -> StxIngressGen {
         StxIngressGen::new(p, cfg, seed)

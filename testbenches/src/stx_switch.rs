@@ -13,8 +13,12 @@
 //! lost by collision, cells come again on their grants), **window fill**
 //! (one or two inputs send back to back to one output each: the RTX queues
 //! and the RSQ windows fill) or idle (the switch drains). Output links are
-//! mostly ready; some phases stall them now and then. Cell ids count per
-//! input (wrapping at `IW` bits). Now and then a reset.
+//! mostly ready; some phases stall them now and then (a cycle at a time),
+//! others stall some outputs (the hot ones among them) for long periods:
+//! bursts of 20 to 400 cycles, a third to most of the phase, so that the
+//! credits run out and the arbiter holds grants and speculative cells
+//! back. Cell ids count per input (wrapping at `IW` bits). Now and then a
+//! reset.
 
 use crate::rng::Rng;
 use crate::Bench;
@@ -52,7 +56,7 @@ pub fn config_strategy(p: &StxSwitchParams, illegal: bool) -> BoxedStrategy<StxS
         }
     };
     let win = if illegal {
-        prop_oneof![2 => Just(1u16), 1 => Just(2u16.min(wmax)), 3 => Just(wmax), 2 => 1..=wmax, 1 => Just(0u16)]
+        prop_oneof![2 => Just(1u16), 1 => Just(2u16.min(wmax)), 3 => Just(wmax), 2 => 1..=wmax, 1 => Just(0u16), 1 => Just(p.b as u16)]
             .boxed()
     } else {
         prop_oneof![2 => Just(1u16), 1 => Just(2u16.min(wmax)), 3 => Just(wmax), 2 => 1..=wmax]
@@ -100,6 +104,13 @@ pub struct StxSwitchGen {
     hot: [usize; 2],
     senders: u64,
     stall: f64,
+    /// Outputs stalled in long bursts this phase, their stall share and
+    /// mean burst length.
+    long: u64,
+    long_share: f64,
+    long_len: f64,
+    /// Per output: stalled now (long bursts).
+    stalled: Vec<bool>,
     burst_len: f64,
     /// Per input: the output of its current burst, if on.
     burst: Vec<Option<usize>>,
@@ -119,6 +130,10 @@ impl StxSwitchGen {
             hot: [0, 0],
             senders: 0,
             stall: 0.0,
+            long: 0,
+            long_share: 0.0,
+            long_len: 1.0,
+            stalled: vec![false; p.n],
             burst_len: 8.0,
             burst: vec![None; p.n],
             ids: vec![0; p.n],
@@ -148,6 +163,16 @@ impl StxSwitchGen {
         }
         self.stall = [0.0, 0.0, 0.0, 0.1, 0.5][r.below(5) as usize];
         self.burst_len = [8.0, 16.0, 32.0][r.below(3) as usize];
+        // Long stalls in one phase of three: the hot outputs and some more.
+        self.long = 0;
+        if r.below(3) == 0 {
+            self.long = 1 << self.hot[0] | 1 << self.hot[1];
+            for _ in 0..r.below(n) {
+                self.long |= 1 << r.below(n);
+            }
+            self.long_share = [0.3, 0.6, 0.9][r.below(3) as usize];
+            self.long_len = [20.0, 100.0, 400.0][r.below(3) as usize];
+        }
     }
 }
 
@@ -190,14 +215,28 @@ impl Generator<StxSwitch> for StxSwitchGen {
             if valid {
                 self.ids[k] = self.ids[k].wrapping_add(1) & idmask;
             }
-            i.dlv_ready_i[k] = !r.chance(self.stall);
+            // Output k's link: stalled in long bursts (a two-state chain
+            // with mean stall long_len and stall share long_share) or now
+            // and then for a cycle.
+            if self.long >> k & 1 == 1 {
+                let st = &mut self.stalled[k];
+                let leave = 1.0 / self.long_len;
+                let enter = leave * self.long_share / (1.0 - self.long_share);
+                if r.chance(if *st { leave } else { enter }) {
+                    *st = !*st;
+                }
+                i.dlv_ready_i[k] = !*st;
+            } else {
+                self.stalled[k] = false;
+                i.dlv_ready_i[k] = !r.chance(self.stall);
+            }
         }
         Step::Drive
     }
 }
 
 impl Bench for StxSwitch {
-    const GENERATOR_VERSION: u32 = 1;
+    const GENERATOR_VERSION: u32 = 2;
     type Gen = StxSwitchGen;
     fn generator(p: &StxSwitchParams, cfg: &StxSwitchConfig, seed: u64) -> StxSwitchGen {
         StxSwitchGen::new(p, cfg, seed)
@@ -245,6 +284,14 @@ impl Bench for StxSwitch {
                 build: s::storm,
                 check: Some(s::storm_check),
             },
+            crate::Scenario {
+                name: "stall",
+                about: "flow control: every input sends 6 cells to output 2 while its link is \
+                        stalled for 120 cycles; the credits run out, grants and ACKs stop, no \
+                        RSQ overflows; released, every cell leaves in order",
+                build: s::stall,
+                check: Some(s::stall_check),
+            },
         ]
     }
 }
@@ -265,11 +312,25 @@ pub mod scenario {
         seed: u64,
         arr: &[(usize, usize, usize, u16)],
     ) -> Stimulus<StxSwitch> {
+        build_stalled(cfg, len, seed, arr, |_, _| true)
+    }
+
+    /// [`build`] with output `j`'s link ready in cycle `t` when
+    /// `ready(t, j)`.
+    pub fn build_stalled(
+        cfg: StxSwitchConfig,
+        len: usize,
+        seed: u64,
+        arr: &[(usize, usize, usize, u16)],
+        ready: impl Fn(usize, usize) -> bool,
+    ) -> Stimulus<StxSwitch> {
         let p = StxSwitchParams::default();
         let mut cycles = Vec::with_capacity(len);
         for t in 0..len {
             let mut i = StxSwitchInputs::zero(&p);
-            i.dlv_ready_i.iter_mut().for_each(|r| *r = true);
+            for (j, r) in i.dlv_ready_i.iter_mut().enumerate() {
+                *r = ready(t, j);
+            }
             for &(c, k, j, id) in arr {
                 if c == t {
                     i.arr_valid_i[k] = true;
@@ -360,7 +421,7 @@ pub mod scenario {
 
     /// Fig. 2(a).
     pub fn fig2a() -> Stimulus<StxSwitch> {
-        build(cfg(1, 16), 40, 0x2a, &FIG2A)
+        build(cfg(1, 8), 40, 0x2a, &FIG2A)
     }
 
     /// Check of [`fig2a`].
@@ -430,7 +491,7 @@ pub mod scenario {
 
     /// Fig. 2(c).
     pub fn fig2c() -> Stimulus<StxSwitch> {
-        build(cfg(2, 16), 40, 0x2c, &FIG2C)
+        build(cfg(2, 8), 40, 0x2c, &FIG2C)
     }
 
     /// Check of [`fig2c`].
@@ -496,9 +557,9 @@ pub mod scenario {
             .collect()
     }
 
-    /// A collision storm at output 0.
+    /// A collision storm at output 0 (window 8: 8 credits).
     pub fn storm() -> Stimulus<StxSwitch> {
-        build(cfg(2, 16), 160, 0x57, &storm_arrivals())
+        build(cfg(2, 8), 160, 0x57, &storm_arrivals())
     }
 
     /// Check of [`storm`].
@@ -513,6 +574,58 @@ pub mod scenario {
             "none".into(),
         )?;
         all_once(&storm_arrivals(), o)
+    }
+
+    fn stall_arrivals() -> Vec<(usize, usize, usize, u16)> {
+        let n = StxSwitchParams::default().n;
+        (0..6)
+            .flat_map(|t| (0..n).map(move |k| (2 * t, k, 2, (k * 16 + t) as u16)))
+            .collect()
+    }
+
+    /// Output 2's link stalled in cycles 10..130.
+    const STALL: std::ops::Range<usize> = 10..130;
+
+    /// Flow control: 48 cells for output 2 (RSQs of 16 per input, window 4:
+    /// 12 credits) while its link is stalled.
+    pub fn stall() -> Stimulus<StxSwitch> {
+        build_stalled(cfg(2, 4), 240, 0x5a, &stall_arrivals(), |t, j| {
+            j != 2 || !STALL.contains(&t)
+        })
+    }
+
+    /// Check of [`stall`].
+    pub fn stall_check(_: &Stimulus<StxSwitch>, o: &[StxSwitchOutputs]) -> Result<(), String> {
+        // Cells stored at output 2 during the stall: at most its 12
+        // credits' worth, and none delivered until the link comes back.
+        let stored = [Fate::InOrder.code(), Fate::OutOfOrder.code()];
+        expect(
+            "outputs for the whole stall and its release",
+            o.len() > STALL.end,
+            format!("{} cycles", o.len()),
+        )?;
+        let got: usize = o[STALL]
+            .iter()
+            .map(|x| {
+                x.arr_fate_o[4..6]
+                    .iter()
+                    .filter(|f| stored.contains(f))
+                    .count()
+            })
+            .sum();
+        expect(
+            "at most the 12 credits' cells stored at the stalled output",
+            (1..=12).contains(&got) && deliveries(o, 2).iter().all(|d| !STALL.contains(&d.0)),
+            format!("{got} cells, deliveries {:?}", deliveries(o, 2)),
+        )?;
+        expect(
+            "grants withheld while the credits are out",
+            o[STALL.end - 20..STALL.end]
+                .iter()
+                .all(|x| x.gnt_kind_o.iter().all(|&g| g == 0)),
+            "a grant".into(),
+        )?;
+        all_once(&stall_arrivals(), o)
     }
 }
 

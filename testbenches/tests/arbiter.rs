@@ -76,6 +76,26 @@ fn check_rules(s: &Stimulus<Arbiter>) -> Result<(), TestCaseError> {
             Cycle::Drive(i) => i,
         };
         let before = m.clone();
+        // Credits (flow control): in use after this slot's returns, and
+        // whether each output has one.
+        let crd = c.cfg_crd_i;
+        let used: Vec<u16> = (0..n)
+            .map(|j| {
+                if crd == 0 {
+                    0
+                } else {
+                    before.credits_used(j).saturating_sub(i.crd_ret_i[j] as u16)
+                }
+            })
+            .collect();
+        let has_credit = |j: usize| crd == 0 || used[j] < crd;
+        // This slot without its SRQs, STX off, from the same registers:
+        // the same matching, pointers and counters.
+        let mut slot_plain = before.clone();
+        slot_plain.reconfigure(&c_plain);
+        let mut i_plain = i.clone();
+        i_plain.spec_valid_i = vec![false; n];
+        let sp = slot_plain.step(&i_plain);
         // One iteration from the same registers: a prefix of the full matching.
         let mut one = m.clone();
         let mut c1 = c.clone();
@@ -84,24 +104,38 @@ fn check_rules(s: &Stimulus<Arbiter>) -> Result<(), TestCaseError> {
         let o1 = one.step(i);
         let o = m.step(i);
         m.assert_invariants();
-        let mut i_plain = i.clone();
-        i_plain.spec_valid_i = vec![false; n];
         let op = plain.step(&i_plain);
         prop_assert_eq!(
             &o.gnt_valid_o,
-            &op.gnt_valid_o,
+            &sp.gnt_valid_o,
             "cycle {}: STX changed the grants",
             t
         );
-        prop_assert_eq!(&o.gnt_out_o, &op.gnt_out_o);
-        prop_assert_eq!(&o.gnt_iter_o, &op.gnt_iter_o);
-        prop_assert_eq!(&o.gptr_o, &op.gptr_o, "cycle {}: STX changed a pointer", t);
-        prop_assert_eq!(&o.aptr_o, &op.aptr_o);
-        prop_assert_eq!(&o.voq_cnt_o, &op.voq_cnt_o);
-        prop_assert!(op.ack_valid_o.iter().all(|&a| !a), "ACK with STX off");
+        prop_assert_eq!(&o.gnt_out_o, &sp.gnt_out_o);
+        prop_assert_eq!(&o.gnt_iter_o, &sp.gnt_iter_o);
+        prop_assert_eq!(m.state().gptr_q.clone(), slot_plain.state().gptr_q.clone());
+        prop_assert_eq!(m.state().aptr_q.clone(), slot_plain.state().aptr_q.clone());
+        prop_assert_eq!(m.state().cnt_q.clone(), slot_plain.state().cnt_q.clone());
+        prop_assert!(sp.ack_valid_o.iter().all(|&a| !a), "ACK with STX off");
+        if crd == 0 {
+            // Without credits STX never changes any later matching either.
+            prop_assert_eq!(
+                &o.gnt_valid_o,
+                &op.gnt_valid_o,
+                "cycle {}: STX changed the grants",
+                t
+            );
+            prop_assert_eq!(&o.gnt_out_o, &op.gnt_out_o);
+            prop_assert_eq!(&o.gnt_iter_o, &op.gnt_iter_o);
+            prop_assert_eq!(&o.gptr_o, &op.gptr_o, "cycle {}: STX changed a pointer", t);
+            prop_assert_eq!(&o.aptr_o, &op.aptr_o);
+            prop_assert_eq!(&o.voq_cnt_o, &op.voq_cnt_o);
+            prop_assert!(op.ack_valid_o.iter().all(|&a| !a), "ACK with STX off");
+        }
 
         let req = |a: usize, b: usize| {
-            before.counter(a, b) > 0 || (i.req_valid_i[a] && i.req_out_i[a] as usize == b)
+            has_credit(b)
+                && (before.counter(a, b) > 0 || (i.req_valid_i[a] && i.req_out_i[a] as usize == b))
         };
         let mut out_used = vec![false; n];
         for a in 0..n {
@@ -176,7 +210,11 @@ fn check_rules(s: &Stimulus<Arbiter>) -> Result<(), TestCaseError> {
                 .filter(|&a| i.spec_valid_i[a] && i.spec_out_i[a] as usize == j)
                 .fold(0, |m, a| m | 1 << a);
             let arb = o.xb_arb_o[j];
-            let cap = if arb { r - 1 } else { r };
+            let mut cap = if arb { r - 1 } else { r };
+            let g = u16::from(out_used[j]);
+            if crd != 0 {
+                cap = cap.min((crd - used[j] - g) as u32);
+            }
             let won: u64 = (0..n)
                 .filter(|&a| o.ack_valid_o[a])
                 .fold(0, |m, a| m | 1 << a);
@@ -199,6 +237,14 @@ fn check_rules(s: &Stimulus<Arbiter>) -> Result<(), TestCaseError> {
             let rest = o.xb_mask_o[j] & !win;
             prop_assert!(rest.count_ones() <= u32::from(arb), "cycle {t} out {j}");
             prop_assert!(o.xb_mask_o[j].count_ones() <= r);
+            // Credits: this slot's grant and ACKs take theirs.
+            let want = if crd == 0 {
+                0
+            } else {
+                used[j] + g + win.count_ones() as u16
+            };
+            prop_assert_eq!(m.credits_used(j), want, "cycle {} out {}: credits", t, j);
+            prop_assert!(crd == 0 || want <= crd);
         }
         for a in 0..n {
             if o.ack_valid_o[a] {
@@ -219,7 +265,8 @@ proptest! {
     /// partner, first iteration only; refused grants leave them; later
     /// iterations only add; maximal with N iterations) and the STX rules
     /// (R3/R4 capacities, ACK content, STX never touching the matching, the
-    /// pointers or the counters) on model traces.
+    /// pointers or the counters) on model traces; with credits, no grant
+    /// or ACK beyond them and every grant and ACK taking one.
     #[test]
     fn model_rules(
         stim in proptest::sample::select(Arbiter::variants())
@@ -417,6 +464,50 @@ fn stx_lfsr_winners_are_fair() {
             .all(|o| o.xb_mask_o[5].count_ones() == (r as usize).min(users.len()) as u32));
         support::lockstep_or_report(&s, &format!("STX fairness R {r}"));
     }
+}
+
+/// Flow control by hand (N = 4, R = 2, D = 0, C = 3): input 0 requests
+/// output 1 and input 2 speculates to it every slot. Slot 0: a grant and,
+/// beside the arbitrated cell, one ACK (3 - 0 - 1 = 2 credits left, one
+/// receiver free): 2 in use. Slot 1: a grant, no credit left for the SRQ:
+/// 3. Slot 2: nothing. Slot 3: one credit back: a grant, no ACK. Slot 4:
+/// two back: a grant and an ACK. Slot 5: a return beyond what is in use is
+/// clamped at 0.
+#[test]
+fn credits_withhold_grants_and_speculative_cells() {
+    let p = variant(4);
+    let c = ArbiterConfig::new(2, 1, true, 0).with_credits(3);
+    let rets = [0u8, 0, 0, 1, 2, 200, 0];
+    let cycles: Vec<ArbiterInputs> = rets
+        .iter()
+        .enumerate()
+        .map(|(t, &ret)| {
+            let mut i = ArbiterInputs::idle(&p);
+            i.request(0, 1);
+            i.speculate(2, 1, t as u16);
+            i.crd_ret_i[1] = ret;
+            i
+        })
+        .collect();
+    let s = stimulus(p, c, cycles);
+    let o = trace(&s);
+    let got: Vec<(bool, bool, u16)> = o
+        .iter()
+        .map(|o| (o.grant(0) == Some(1), o.ack(2).is_some(), o.crd_o[1]))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (true, true, 0),
+            (true, false, 2),
+            (false, false, 3),
+            (true, false, 3),
+            (true, true, 3),
+            (true, true, 3),
+            (true, false, 2),
+        ]
+    );
+    support::lockstep_or_report(&s, "credits by hand");
 }
 
 /// Request counters saturate at 2^CW - 1 (CW = 4 at N = 4): a request that

@@ -52,12 +52,16 @@ fn check_against_reference(s: &Stimulus<StxEgress>) -> Result<(), TestCaseError>
     let fresh = || (vec![0u64; p.n], vec![HashMap::<u64, u16>::new(); p.n]);
     let (mut head, mut held) = fresh();
     let mut counts = [0u64; 5];
+    // Credits: every cell that reached the adapter is held or has freed
+    // its credit.
+    let (mut arrived, mut freed) = (0u64, 0u64);
     for (t, c) in s.cycles.iter().enumerate() {
         let i = match c {
             Cycle::Reset => {
                 m = StxEgress::new(&p, &s.config);
                 (head, held) = fresh();
                 counts = [0; 5];
+                (arrived, freed) = (0, 0);
                 continue;
             }
             Cycle::Drive(i) => i,
@@ -167,6 +171,26 @@ fn check_against_reference(s: &Stimulus<StxEgress>) -> Result<(), TestCaseError>
             prop_assert_eq!(m.occupancy(k), held[k].len());
             prop_assert!(held[k].keys().all(|&u| u >= head[k] && u < head[k] + b));
         }
+        let dropped = o
+            .arr_fate_o
+            .iter()
+            .filter(|&&f| {
+                matches!(
+                    Fate::from_code(f),
+                    Fate::Duplicate | Fate::OutOfWindow | Fate::Conflict | Fate::Refused
+                )
+            })
+            .count() as u8;
+        prop_assert_eq!(
+            o.crd_o,
+            u8::from(o.dlv_valid_o) + dropped,
+            "cycle {}: credits",
+            t
+        );
+        arrived += i.arr_valid_i.iter().filter(|&&v| v).count() as u64;
+        freed += o.crd_o as u64;
+        let now: u64 = held.iter().map(|h| h.len() as u64).sum();
+        prop_assert_eq!(arrived, freed + now, "cycle {}: a credit lost or made", t);
     }
     Ok(())
 }

@@ -36,10 +36,10 @@ fn random_stimulus_covers_every_bin() {
     support::random_stimulus_covers_every_bin::<StxSwitch>();
 }
 
-/// The drive cycles of `s` (resets left out), every output link ready
-/// (the RSQs are the outputs' only storage: a link stalled for long under
-/// a storm overflows them, see the spec), then idle until the model has
-/// delivered everything, plus `4 RTT`.
+/// The drive cycles of `s` (resets left out; the output links as the
+/// generator drives them, stalled for long periods in some phases), then
+/// idle with every link ready until the model has delivered everything,
+/// plus `4 RTT`.
 fn deliverable(s: &Stimulus<StxSwitch>) -> Vec<StxSwitchInputs> {
     let p = s.params;
     let mut v: Vec<StxSwitchInputs> = s
@@ -50,9 +50,6 @@ fn deliverable(s: &Stimulus<StxSwitch>) -> Vec<StxSwitchInputs> {
             Cycle::Reset => None,
         })
         .collect();
-    for i in v.iter_mut() {
-        i.dlv_ready_i.iter_mut().for_each(|r| *r = true);
-    }
     let mut m = StxSwitch::new(&p, &s.config);
     let mut l = Ledger::new(p.n, p.sw);
     for (t, i) in v.iter().enumerate() {
@@ -119,8 +116,10 @@ fn run_rtl(s: &Stimulus<StxSwitch>, ins: &[StxSwitchInputs]) -> Vec<StxSwitchOut
 /// Every accepted cell is delivered exactly once and in order per (input,
 /// output), by the model and by the RTL, and the delay statistics
 /// (count, sum, minimum, maximum, histogram) are identical. Legal
-/// configurations, the generator's traffic (storms, bursts, window fill)
-/// with every link ready, then a drain.
+/// configurations, the generator's traffic (storms, bursts, window fill,
+/// output links stalled for long periods), then a drain. No cell reaches
+/// an output beyond its window (`NoLoss_A` in model and RTL; and no
+/// out-of-window drop under SR).
 #[test]
 fn every_cell_once_in_order_same_delays_model_and_rtl() {
     let strategy = proptest::sample::select(StxSwitch::variants())
@@ -249,7 +248,10 @@ fn illegal_configurations_are_refused_and_flagged() {
             true,
         ),
         ("cfg_win_i", Box::new(|c| c.cfg_win_i = 0), true),
-        ("cfg_win_i", Box::new(|c| c.cfg_win_i = 17), false),
+        // A window of B or more leaves no credit: the arbiter sees
+        // cfg_recv_i = 0 and flags it (docs/stx_switch.md).
+        ("cfg_win_i", Box::new(|c| c.cfg_win_i = 16), true),
+        ("cfg_win_i", Box::new(|c| c.cfg_win_i = 17), true),
         ("cfg_req_lim_i", Box::new(|c| c.cfg_req_lim_i = 0), true),
     ];
     for (field, f, flagged) in cases {
@@ -261,11 +263,114 @@ fn illegal_configurations_are_refused_and_flagged() {
         let o = m.step(&StxSwitchInputs::zero(&p));
         assert_eq!(o.cfg_err_o, flagged, "{field}");
     }
+    // The duplicate rule: RTT <= 2^(SW-1).
     let mut bad = p;
-    bad.b = 8; // 2^CW + 1 = 9 > B: no legal request limit
-    let mut c = good.clone();
-    c.cfg_win_i = 8;
-    assert_eq!(StxSwitch::check(&bad, &c).unwrap_err().field, "B");
+    bad.b = 8;
+    bad.sw = 4;
+    bad.rtt = 10;
+    let c = StxSwitch::default_config(&bad);
+    let e = StxSwitch::check(&bad, &c).unwrap_err();
+    assert_eq!(e.field, "RTT", "{e}");
+    assert!(e.to_string().contains("RTT <= 2^(SW-1)"), "{e}");
+    bad.rtt = 8;
+    assert!(StxSwitch::check(&bad, &StxSwitch::default_config(&bad)).is_ok());
+    // Parts whose credits break C + w <= B are refused, naming the rule.
+    let mut parts = p.parts(&good);
+    parts.arbiter.1.cfg_crd_i += 1;
+    let arb = Arbiter::new(&parts.arbiter.0, &parts.arbiter.1);
+    let Err(e) = Switch::from_parts(&parts, arb) else {
+        panic!("refused")
+    };
+    assert_eq!(e.field, "cfg_crd_i");
+    assert!(e.to_string().contains("C + w <= B"), "{e}");
+    parts.arbiter.1.cfg_crd_i = 0;
+    let arb = Arbiter::new(&parts.arbiter.0, &parts.arbiter.1);
+    assert!(Switch::from_parts(&parts, arb).is_err());
+}
+
+/// Storms onto outputs 1 and 5, whose links are stalled for 200 of every
+/// 260 cycles (the other links stall now and then), at every verilated
+/// size, 1600 cycles: the inputs of the test below.
+fn stalled_storm(p: &StxSwitchParams, seed: u64) -> Vec<StxSwitchInputs> {
+    let mut r = testbenches::rng::Rng::new(seed, 0x57a1);
+    let mut ids = vec![0u16; p.n];
+    (0..1600u64)
+        .map(|t| {
+            let mut i = StxSwitchInputs::zero(p);
+            for (k, id) in ids.iter_mut().enumerate() {
+                if r.chance(0.6) {
+                    i.arr_valid_i[k] = true;
+                    i.arr_out_i[k] = if r.chance(0.8) {
+                        [1u8, 5][r.below(2) as usize] % p.n as u8
+                    } else {
+                        r.below(p.n as u64) as u8
+                    };
+                    i.arr_id_i[k] = *id;
+                    *id = (*id + 1) & ((1 << p.iw) - 1);
+                }
+            }
+            for j in 0..p.n {
+                i.dlv_ready_i[j] = if j == 1 || j == 5 % p.n {
+                    t % 260 >= 200
+                } else {
+                    !r.chance(0.05)
+                };
+            }
+            i
+        })
+        .collect()
+}
+
+/// Flow control with output links stalled for long periods, at every
+/// verilated size, under SR and GBN: model and RTL agree cycle by
+/// cycle, no cell reaches an output beyond its window (`NoLoss_A` on both
+/// sides), and after a drain every accepted cell has been delivered once
+/// and in order (model and RTL). The same inputs without flow control
+/// (the arbiter's credits off, model) drop cells beyond the window: the
+/// losses this test would see without the credits.
+#[test]
+fn stalled_outputs_lose_nothing() {
+    for p in StxSwitch::variants() {
+        for scheme in [Scheme::Sr, Scheme::Gbn] {
+            let mut c = StxSwitch::default_config(&p);
+            c.cfg_scheme_i = scheme.code();
+            StxSwitch::check(&p, &c).unwrap();
+            let mut ins = stalled_storm(&p, p.n as u64);
+            let mut idle = StxSwitchInputs::zero(&p);
+            idle.dlv_ready_i.iter_mut().for_each(|r| *r = true);
+            ins.extend(std::iter::repeat_n(idle, 3000));
+            let s = Stimulus {
+                params: p,
+                config: c.clone(),
+                cycles: ins.iter().cloned().map(Cycle::Drive).collect(),
+                seed: 0x57a1,
+                generated: None,
+            };
+            support::lockstep_or_report(&s, &format!("stalled outputs {p:?} {scheme:?}"));
+            // The RTL's outputs are the model's (lockstep above).
+            let m = run_model(&s, &ins);
+            let sm = ledger(&p, &ins, &m).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            // Enough traffic to matter: 749 cells at N = 4.
+            assert!(
+                sm.delivered > 150 * p.n as u64,
+                "{p:?}: {} cells",
+                sm.delivered
+            );
+            // Without the credits the same inputs lose cells.
+            let mut parts = p.parts(&c);
+            parts.arbiter.1.cfg_crd_i = 0;
+            let arb = Arbiter::new(&parts.arbiter.0, &parts.arbiter.1);
+            let mut bare = Switch::without_flow_control(&parts, arb).unwrap();
+            let mut lost = 0u64;
+            for i in &ins {
+                let o = bare.step(i);
+                lost = o.cnt_oow_o.iter().map(|&x| x as u64).sum();
+            }
+            if scheme == Scheme::Sr {
+                assert!(lost > 0, "{p:?}: without credits nothing was lost");
+            }
+        }
+    }
 }
 
 /// The verilated arbiter behind [`SwitchArbiter`].

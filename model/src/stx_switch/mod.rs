@@ -26,6 +26,17 @@
 //! 4. every output adapter steps with what the crossbar gave it in `t - d`
 //!    and its link's ready.
 //!
+//! # Flow control
+//!
+//! The arbiter holds `C` credits per output (`cfg_crd_i`); every grant and
+//! ACK for an output takes one, the output adapter returns one for every
+//! cell it frees (`crd_o`) and the crossbar one for every arbitrated
+//! reservation no unacknowledged cell used; the returns travel `d` cycles
+//! back to the arbiter. With `C + w <= B` (`w` the inputs' window, `B` the
+//! output adapters' RSQ per input) no cell reaches an output adapter beyond
+//! its window, whatever the output links do (`docs/stx_switch.md`, "Flow
+//! control and sizing"; asserted as `NoLoss_A`).
+//!
 //! Every path is a register chain, so there is no combinational path from
 //! one adapter to another; the outputs of a cycle are the components'
 //! outputs of that cycle.
@@ -133,6 +144,7 @@ impl StxSwitchParams {
             iw: self.iw,
             cw: self.cw,
             cntw: self.cntw,
+            idx: 0,
         }
     }
     /// The arbiter's parameters.
@@ -151,15 +163,21 @@ impl StxSwitchParams {
         }
     }
     /// The components' parameters and configurations for configuration `c`.
-    /// A `cfg_recv_i` outside `1..=R` reaches the arbiter as 0 (which flags
-    /// it: no matching, no ACK).
+    /// A `cfg_recv_i` outside `1..=R`, or a window of `B` or more, reaches
+    /// the arbiter as `cfg_recv_i = 0` (which flags it: no matching, no
+    /// ACK). The arbiter's credits are `B - cfg_win_i`.
     pub fn parts(&self, c: &StxSwitchConfig) -> StxSwitchParts {
         let recv = c.cfg_recv_i as usize;
-        let recv = if (1..=self.r).contains(&recv) {
+        let win = c.cfg_win_i as usize;
+        let recv = if (1..=self.r).contains(&recv) && win < self.b {
             recv
         } else {
             0
         };
+        let crd = self
+            .b
+            .saturating_sub(win)
+            .min(crate::arbiter::CRD_MAX as usize) as u16;
         StxSwitchParts {
             ingress: (
                 self.ingress(),
@@ -178,7 +196,8 @@ impl StxSwitchParams {
                     c.cfg_iter_i & 0xf,
                     c.cfg_stx_en_i,
                     self.rtt as u8,
-                ),
+                )
+                .with_credits(crd),
             ),
             egress: (
                 self.egress(),
@@ -245,11 +264,43 @@ impl StxSwitchParts {
             cntw: i.cntw,
         }
     }
+    /// Whether the parts fit together ([`StxSwitchParts::check_fit`]) and
+    /// can lose no acknowledged cell: credits `C >= 1` with
+    /// `C + w <= B` (`w` the inputs' window, `B` the output adapters' RSQ
+    /// per input) and `RTT <= 2^(SW-1)` (duplicates recognised). The error
+    /// names the rule (`docs/stx_switch.md`, "Flow control and sizing").
+    pub fn check(&self) -> Result<(), ConfigError> {
+        self.check_fit()?;
+        let (i, a, e) = (&self.ingress, &self.arbiter, &self.egress);
+        let (crd, w, b) = (a.1.cfg_crd_i as usize, i.1.cfg_win_i as usize, e.0.b);
+        if crd == 0 || crd + w > b {
+            return Err(ConfigError::new(
+                "cfg_crd_i",
+                format!(
+                    "credits C = {crd}, window w = {w}, RSQ B = {b} per input: an acknowledged \
+                     cell could be lost; flow control needs C >= 1 and C + w <= B"
+                ),
+            ));
+        }
+        let half = 1usize << (i.0.sw - 1);
+        if self.rtt > half {
+            return Err(ConfigError::new(
+                "RTT",
+                format!(
+                    "round trip {}: a duplicate can lag its flow's head by RTT cells, SW = {} \
+                     recognises {half}; the rule is RTT <= 2^(SW-1)",
+                    self.rtt, i.0.sw
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether the parts fit together (same N, sequence and id widths,
     /// crossbar delay `RTT`, request counters no wider at the inputs than at
     /// the arbiter, an even round trip of at least 2). Component limits are
     /// the components' own business.
-    pub fn check(&self) -> Result<(), ConfigError> {
+    pub fn check_fit(&self) -> Result<(), ConfigError> {
         let (i, a, e) = (&self.ingress.0, &self.arbiter.0, &self.egress.0);
         let err = |f: &'static str, m: String| Err(ConfigError::new(f, m));
         if i.n != a.n || e.n != a.n {
@@ -423,6 +474,8 @@ crate::port_group! {
         xo_seq_q: Vec<u16> = (p.sw, p.half() * p.n * p.r),
         /// Out: cell id.
         xo_id_q: Vec<u16> = (p.iw, p.half() * p.n * p.r),
+        /// Credits: returned to output j's credits (entry e at e*N + j).
+        cr_q: Vec<u8> = (8, p.half() * p.n),
         /// Ring position (model only).
         wp_q: u8 = 8,
     }
@@ -451,7 +504,6 @@ crate::coverage_bins! {
         HoleFilled = "hole_filled",
         Duplicate = "duplicate_dropped",
         GbnDropped = "gbn_out_of_order_dropped",
-        RsqFull = "rsq_full",
         SeveralArrivals = "several_arrivals",
         Backpressure = "output_backpressure",
         FullMatching = "full_matching",
@@ -462,6 +514,8 @@ crate::coverage_bins! {
         StxOff = "stx_disabled",
         Saturated = "counter_saturated",
         ConfigError = "config_error",
+        CreditsExhausted = "credits_exhausted",
+        ReservationUnused = "reservation_unused",
     }
 }
 
@@ -495,6 +549,9 @@ pub struct Switch<A> {
     xb_drop: Vec<bool>,
     /// Outputs whose SRQs of this cycle outnumbered the receivers, per output (scratch).
     srq_cnt: Vec<u32>,
+    /// The output adapters' heads at the start of the cycle, output `j`,
+    /// input `i` at `j*N + i` (scratch, for `NoLoss_A`).
+    heads: Vec<u16>,
     /// Coverage bins hit in the last cycle (bit per [`Bin`]).
     hits: u64,
 }
@@ -506,18 +563,42 @@ pub type StxSwitch = Switch<Arbiter>;
 impl<A: SwitchArbiter> Switch<A> {
     /// The switch from its components' parameters and configurations and
     /// an arbiter built for `parts.arbiter` (in its reset state). Fails
-    /// when the parts do not fit together ([`StxSwitchParts::check`]).
+    /// when the parts do not fit together or could lose a cell
+    /// ([`StxSwitchParts::check`]).
     pub fn from_parts(parts: &StxSwitchParts, arb: A) -> Result<Self, ConfigError> {
         parts.check()?;
+        Ok(Self::build(parts, arb))
+    }
+
+    /// The switch without flow control (the arbiter's `cfg_crd_i = 0`):
+    /// the design before the credits, for the study's ablation that shows
+    /// what they prevent. An output link stalled for long, or an
+    /// oversubscribed output, then loses acknowledged cells (counted by
+    /// the system study). Fails when the parts do not fit together or
+    /// have credits.
+    pub fn without_flow_control(parts: &StxSwitchParts, arb: A) -> Result<Self, ConfigError> {
+        parts.check_fit()?;
+        if parts.arbiter.1.cfg_crd_i != 0 {
+            return Err(ConfigError::new(
+                "cfg_crd_i",
+                "without flow control the arbiter's credits must be 0",
+            ));
+        }
+        Ok(Self::build(parts, arb))
+    }
+
+    fn build(parts: &StxSwitchParts, arb: A) -> Self {
         let p = parts.params();
         let (ip, ic) = &parts.ingress;
         let (ap, _) = &parts.arbiter;
         let (ep, ec) = &parts.egress;
         let n = p.n;
-        Ok(Switch {
+        Switch {
             p,
             parts: parts.clone(),
-            ing: (0..n).map(|_| StxIngress::new(ip, ic)).collect(),
+            ing: (0..n)
+                .map(|i| StxIngress::new(&StxIngressParams { idx: i, ..*ip }, ic))
+                .collect(),
             ing_in: vec![StxIngressInputs::zero(ip); n],
             ing_out: vec![StxIngressOutputs::zero(ip); n],
             arb,
@@ -529,8 +610,9 @@ impl<A: SwitchArbiter> Switch<A> {
             s: StxSwitchState::zero(&p),
             xb_drop: vec![false; n],
             srq_cnt: vec![0; n],
+            heads: vec![0; n * n],
             hits: 0,
-        })
+        }
     }
 
     /// The parts the switch was built from.
@@ -654,6 +736,7 @@ impl<A: SwitchArbiter> Switch<A> {
             a.spec_valid_i[i] = s.up_spec_v_q[e];
             a.spec_out_i[i] = s.up_spec_o_q[e];
             a.spec_seq_i[i] = s.up_spec_s_q[e];
+            a.crd_ret_i[i] = s.cr_q[e];
             if s.up_spec_v_q[e] {
                 self.srq_cnt[s.up_spec_o_q[e] as usize] += 1;
             }
@@ -674,9 +757,13 @@ impl<A: SwitchArbiter> Switch<A> {
         for i in 0..n {
             self.xb_drop[i] = s.up_cell_v_q[wp * n + i];
         }
+        // Per output: its arbitrated reservation unused (no cell without an
+        // ACK taken): a credit back.
+        let mut unused = 0u64;
         for j in 0..n {
             let mut mask = self.arb_out.xb_mask_o[j];
             let mut k = 0;
+            let mut unacked = false;
             while mask != 0 && k < r {
                 let i = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
@@ -688,8 +775,12 @@ impl<A: SwitchArbiter> Switch<A> {
                     s.xo_seq_q[o] = s.up_cell_s_q[e];
                     s.xo_id_q[o] = s.up_cell_i_q[e];
                     self.xb_drop[i] = false;
+                    unacked |= !self.arb_out.ack_valid_o[i];
                     k += 1;
                 }
+            }
+            if self.arb_out.xb_arb_o[j] && !unacked {
+                unused |= 1 << j;
             }
             for k in k..r {
                 let o = (wp * n + j) * r + k;
@@ -712,7 +803,35 @@ impl<A: SwitchArbiter> Switch<A> {
 
         // 4. Outputs, with the crossbar's cells of t - d (read above).
         for j in 0..n {
+            for i in 0..n {
+                self.heads[j * n + i] = self.eg[j].head(i);
+            }
             self.eg[j].step_into(&self.eg_in[j], &mut self.eg_out[j]);
+            // Their credits, and the crossbar's, go back to the arbiter.
+            s.cr_q[wp * n + j] = self.eg_out[j].crd_o + u8::from(unused >> j & 1 != 0);
+        }
+
+        // NoLoss_A: with flow control, no cell beyond an output's window.
+        if self.parts.arbiter.1.cfg_crd_i != 0 && !self.arb_out.cfg_err_o {
+            let b = self.p.b as u32;
+            let seq = crate::prim::SeqNum::new(self.p.sw);
+            for j in 0..n {
+                let (x, o) = (&self.eg_in[j], &self.eg_out[j]);
+                for k in 0..r {
+                    if !x.arr_valid_i[k] {
+                        continue;
+                    }
+                    let i = x.arr_src_i[k] as usize;
+                    let moved = o.dlv_valid_o && o.dlv_src_o as usize == i;
+                    let h = seq.add(self.heads[j * n + i], u32::from(moved));
+                    let dist = seq.dist(x.arr_seq_i[k], h);
+                    assert!(
+                        dist < b || dist >= seq.modulus() / 2,
+                        "NoLoss_A: output {j} got input {i}'s cell {} {dist} beyond its head",
+                        x.arr_seq_i[k]
+                    );
+                }
+            }
         }
 
         // 5. The delay lines take this cycle's values.
@@ -746,7 +865,6 @@ impl<A: SwitchArbiter> Switch<A> {
             }
             let ev = self.eg[j].events();
             hit(Bin::HoleFilled, ev.hole_filled);
-            hit(Bin::RsqFull, ev.full);
             hit(Bin::SeveralArrivals, ev.several);
             hit(Bin::Backpressure, ev.backpressure);
             hit(Bin::GbnDropped, ev.gbn_dropped);
@@ -781,6 +899,9 @@ impl<A: SwitchArbiter> Switch<A> {
         }
         let a = &self.arb_out;
         hit(Bin::StxAck, a.ack_valid_o.iter().any(|&v| v));
+        let crd = self.parts.arbiter.1.cfg_crd_i;
+        hit(Bin::CreditsExhausted, crd != 0 && a.crd_o.contains(&crd));
+        hit(Bin::ReservationUnused, unused != 0);
         let mut stx_vs_stx = false;
         let mut stx_vs_arb = false;
         for j in 0..n {
@@ -844,7 +965,7 @@ impl Block for StxSwitch {
             cfg_stx_en_i: true,
             cfg_policy_i: Policy::Ocf.code(),
             cfg_scheme_i: Scheme::Sr.code(),
-            cfg_win_i: Self::win_max(p) as u16,
+            cfg_win_i: (p.rtx as u32 + 1).min(Self::win_max(p)) as u16,
             cfg_req_lim_i: Self::req_lim_max(p) as u8,
         }
     }
@@ -859,38 +980,32 @@ impl Block for StxSwitch {
         }
         check_param("R", "receivers", p.r, 1, 4)?;
         let parts = p.parts(c);
-        parts.check()?;
+        parts.check_fit()?;
         parts.ingress.0.check()?;
         parts.egress.0.check()?;
         check_range("cfg_recv_i", c.cfg_recv_i as u64, 1, p.r as u64)?;
         check_range("cfg_iter_i", c.cfg_iter_i as u64, 1, 8)?;
         StxIngress::check(&parts.ingress.0, &parts.ingress.1)?;
-        check_range("cfg_win_i", c.cfg_win_i as u64, 1, Self::win_max(p) as u64)?;
-        if Self::req_lim_max(p) == 0 {
-            return Err(ConfigError::new(
-                "B",
-                format!(
-                    "{} RSQ entries: must be at least 2^CW + 1 = {} (see cfg_req_lim_i)",
-                    p.b,
-                    (1u32 << p.cw) + 1
-                ),
-            ));
-        }
+        check_range("cfg_win_i", c.cfg_win_i as u64, 1, Self::win_max(p) as u64)
+            .map_err(|e| e.note("the credits B - cfg_win_i must be at least 1"))?;
         check_range(
             "cfg_req_lim_i",
             c.cfg_req_lim_i as u64,
             1,
             Self::req_lim_max(p) as u64,
-        )
-        .map_err(|e| e.note("at most 2^CW - 1 and B - 2^CW: the RSQ sizing rule"))?;
+        )?;
+        parts.check()?;
         Arbiter::check(&parts.arbiter.0, &parts.arbiter.1)?;
         StxEgress::check(&parts.egress.0, &parts.egress.1)
     }
 
     fn new(p: &StxSwitchParams, c: &StxSwitchConfig) -> Self {
+        // The hardware runs any configuration (an illegal one flagged), so
+        // only the fit is checked here; `check` refuses the rest.
         let parts = p.parts(c);
+        parts.check_fit().expect("parts of the switch fit");
         let arb = Arbiter::new(&parts.arbiter.0, &parts.arbiter.1);
-        Switch::from_parts(&parts, arb).expect("parts of a checked configuration fit")
+        Switch::build(&parts, arb)
     }
 
     fn params(&self) -> &StxSwitchParams {
@@ -985,17 +1100,14 @@ impl Block for StxSwitch {
 }
 
 impl StxSwitch {
-    /// Largest legal `cfg_win_i`: the RSQ (`B`) and the sequence half range.
+    /// Largest legal `cfg_win_i`: `B - 1` (the credits `B - cfg_win_i`
+    /// must be at least 1) and the sequence half range.
     pub fn win_max(p: &StxSwitchParams) -> u32 {
-        (p.b as u32).min(1 << (p.sw - 1))
+        (p.b as u32 - 1).min(1 << (p.sw - 1))
     }
-    /// Largest legal `cfg_req_lim_i`: `2^CW - 1` (the counters), and
-    /// `B - 2^CW` (the RSQ sizing rule of the spec: a flow's pending and
-    /// outstanding requests, `2^CW - 1 + cfg_req_lim_i` at most, stay below
-    /// `B`; measured: with more, storms overflow the RSQs).
+    /// Largest legal `cfg_req_lim_i`: `2^CW - 1` (the counters).
     pub fn req_lim_max(p: &StxSwitchParams) -> u32 {
-        let m = (1u32 << p.cw) - 1;
-        m.min((p.b as u32).saturating_sub(1 << p.cw))
+        ((1u32 << p.cw) - 1).min(255)
     }
 }
 
@@ -1133,6 +1245,72 @@ mod tests {
         assert_eq!(got, (0..p.n).collect::<Vec<_>>());
     }
 
+    /// The duplicate rule at its edge: `B = 2^(SW-1)` (the old margin
+    /// `2^(SW-1) - B` is 0) and `RTT = 2^(SW-1)`, the largest round trip the
+    /// rule allows; Bernoulli traffic, some output links stalled for long,
+    /// every scheme. Duplicates arrive (grants before ACKs), each lags its
+    /// flow's head by at most `max(RTT, w)` and is dropped as one; every
+    /// cell is delivered once and in order (the ledger) and none reaches an
+    /// output beyond its window (`NoLoss_A`).
+    #[test]
+    fn stalled_outputs_lose_nothing_at_margin_zero() {
+        let p = StxSwitchParams {
+            n: 4,
+            q: 8,
+            rtx: 8,
+            b: 16,
+            r: 2,
+            rtt: 16,
+            sw: 5,
+            iw: 8,
+            cw: 3,
+            cntw: 16,
+        };
+        let seq = crate::prim::SeqNum::new(p.sw);
+        for scheme in [Scheme::Sr, Scheme::Gbn, Scheme::Saw] {
+            let mut c = StxSwitch::default_config(&p);
+            c.cfg_scheme_i = scheme.code();
+            StxSwitch::check(&p, &c).unwrap();
+            let w = c.cfg_win_i as u32;
+            let mut sw = StxSwitch::new(&p, &c);
+            let mut inp = StxSwitchInputs::zero(&p);
+            let mut o = StxSwitchOutputs::zero(&p);
+            let mut l = Ledger::new(p.n, p.sw);
+            let mut x = Xoshiro256PlusPlus::seed_from_u64(7);
+            let (mut dups, mut lag_max) = (0u64, 0u32);
+            for t in 0..8000u64 {
+                for k in 0..p.n {
+                    inp.arr_valid_i[k] = t < 5000 && draw(&mut x) % 100 < 60;
+                    inp.arr_out_i[k] = (draw(&mut x) % p.n as u64) as u8;
+                    inp.arr_id_i[k] = (t as u16).wrapping_mul(4).wrapping_add(k as u16) & 0xff;
+                    inp.dlv_ready_i[k] = t >= 5000 || k != 0 || t % 300 < 100;
+                }
+                let heads: Vec<Vec<u16>> = (0..p.n)
+                    .map(|j| (0..p.n).map(|i| sw.egress(j).head(i)).collect())
+                    .collect();
+                sw.step_into(&inp, &mut o);
+                l.book(t, &inp, &o).unwrap();
+                for (j, hj) in heads.iter().enumerate() {
+                    let e = sw.egress_in(j);
+                    for k in 0..p.r {
+                        if o.arr_fate_o[j * p.r + k] == Fate::Duplicate.code() {
+                            let i = e.arr_src_i[k] as usize;
+                            let lag = seq.dist(hj[i], e.arr_seq_i[k]);
+                            dups += 1;
+                            lag_max = lag_max.max(lag);
+                        }
+                    }
+                }
+            }
+            assert_eq!(l.owed(), 0, "{scheme:?}: cells never delivered");
+            assert!(dups > 0, "{scheme:?}: no duplicate");
+            assert!(
+                lag_max <= (p.rtt as u32).max(w) && lag_max <= 1 << (p.sw - 1),
+                "{scheme:?}: a duplicate {lag_max} behind its head"
+            );
+        }
+    }
+
     #[test]
     fn the_parts_must_fit() {
         let p = StxSwitchParams::default();
@@ -1150,76 +1328,5 @@ mod tests {
         let mut sw = StxSwitch::new(&p, &bad);
         let o = sw.step(&StxSwitchInputs::zero(&p));
         assert!(o.cfg_err_o);
-    }
-}
-
-#[cfg(test)]
-mod sizing {
-    use super::*;
-    use rand_core::{Rng as _, SeedableRng};
-    use rand_xoshiro::Xoshiro256PlusPlus;
-
-    #[test]
-    #[ignore]
-    fn sweep_rsq_size() {
-        for n in [4usize, 8, 16] {
-            for cw in [2u32, 3, 4] {
-                for rtt in [4usize, 8, 16] {
-                    let mut minb = None;
-                    for b in [4usize, 8, 16, 32, 64] {
-                        let p = StxSwitchParams {
-                            n,
-                            q: 4,
-                            rtx: 8,
-                            b,
-                            r: 2,
-                            rtt,
-                            sw: 10,
-                            iw: 8,
-                            cw,
-                            cntw: 16,
-                        };
-                        let mut ok = true;
-                        'o: for seed in 0..6u64 {
-                            for hot in [1usize, 2] {
-                                let mut c = StxSwitch::default_config(&p);
-                                c.cfg_scheme_i = arbitrary_int::u2::new((seed % 3) as u8);
-                                let mut sw = StxSwitch::new(&p, &c);
-                                let mut r = Xoshiro256PlusPlus::seed_from_u64(seed);
-                                let ready = vec![true; n];
-                                let mut arr = vec![None; n];
-                                for t in 0..3000u64 {
-                                    for (k, a) in arr.iter_mut().enumerate() {
-                                        let x = r.next_u64();
-                                        let burst = (t / 200) % 2 == 0;
-                                        *a = (burst || (x >> 40) % 4 == 0)
-                                            .then(|| (((x >> 33) as usize) % hot, k as u16));
-                                    }
-                                    sw.cycle(&arr, &ready);
-                                    if sw.eg_out.iter().any(|o| {
-                                        o.arr_fate_o.iter().any(|&f| {
-                                            f == Fate::OutOfWindow as u8
-                                                && c.cfg_scheme_i.value() == 0
-                                        })
-                                    }) || sw
-                                        .eg_out
-                                        .iter()
-                                        .any(|o| o.cnt_oow_o > 0 && c.cfg_scheme_i.value() == 0)
-                                    {
-                                        ok = false;
-                                        break 'o;
-                                    }
-                                }
-                            }
-                        }
-                        if ok {
-                            minb = Some(b);
-                            break;
-                        }
-                    }
-                    println!("n {n} cw {cw} rtt {rtt}: min B {minb:?}");
-                }
-            }
-        }
     }
 }

@@ -24,9 +24,19 @@
 //! The checks that make a run trustworthy are asserted as it goes: every
 //! delivery is the next cell of its VOQ (by id and sequence number), so
 //! every cell is delivered exactly once and in order; a duplicate is a
-//! retransmission of a speculative cell (R7); under selective retry
-//! nothing falls beyond an output adapter's window (that would lose a
-//! cell).
+//! retransmission of a speculative cell (R7). A copy an output adapter
+//! drops beyond its window is an acknowledged cell lost ([`Stats::lost`]):
+//! the switch's flow control (the arbiter's credits) prevents it, and only
+//! the ablation without credits ([`Config::credits`] `Some(0)`) shows it.
+//!
+//! # Output links
+//!
+//! Every output link is ready in every slot unless [`Config::stall`] makes
+//! each one unavailable for bursts of slots: a two-state chain per output
+//! (stalled for a geometric number of slots of the given mean, a given
+//! share of the time), drawn from its own stream of [`Config::stall_seed`],
+//! so that runs that differ only in policy, scheme or flow control see the
+//! same stalls.
 //!
 //! # Delay
 //!
@@ -40,7 +50,8 @@
 mod stats;
 pub mod traffic;
 
-use model::arbiter::{Arbiter, ArbiterConfig, ArbiterParams};
+use crate::rng::Rng;
+use model::arbiter::{Arbiter, ArbiterConfig, ArbiterParams, CRD_MAX};
 use model::stx_egress::{StxEgress, StxEgressConfig, StxEgressParams};
 use model::stx_ingress::{AckKind, StxIngress, StxIngressConfig, StxIngressParams};
 use model::stx_switch::{StxSwitchParts, Switch};
@@ -51,23 +62,33 @@ use traffic::Traffic;
 pub use model::stx_egress::{Fate, Scheme};
 pub use model::stx_ingress::{GrantKind, Policy};
 pub use model::stx_switch::SwitchArbiter;
-pub use stats::{Delivery, Event, Stats, BATCHES};
+pub use stats::{jain, mean_ci95, quantile, t975, Delivery, Event, Stats, BATCHES, HIST};
 
 /// The golden arbiter model (the switch composition's default arbiter).
 pub type ModelArbiter = Arbiter;
 
 /// The arbiter variant and configuration a system needs: `N` ports (a power
 /// of two, 2..=64), `R` receivers, `iters` iSLIP iterations, STX on or off,
-/// crossbar delay `RTT`. The counter width is the widest verilated for `N`
-/// (see `docs/arbiter.md`).
+/// crossbar delay `RTT`, the credits of [`Config::credit_pool`]. The counter
+/// width is the widest verilated for `N` (see `docs/arbiter.md`).
 pub fn arbiter_setup(cfg: &Config) -> (ArbiterParams, ArbiterConfig) {
     let p = Arbiter::variants()
         .into_iter()
         .filter(|v| v.n == cfg.n)
         .max_by_key(|v| v.cw)
         .unwrap_or(ArbiterParams::new(cfg.n, 10));
-    let c = ArbiterConfig::new(cfg.r as u8, cfg.iters as u8, cfg.stx, cfg.rtt as u8);
+    let c = ArbiterConfig::new(cfg.r as u8, cfg.iters as u8, cfg.stx, cfg.rtt as u8)
+        .with_credits(cfg.credit_pool());
     (p, c)
+}
+
+/// Output links unavailable for bursts of slots ([`Config::stall`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stall {
+    /// Share of the slots each output link is stalled (0..1).
+    pub share: f64,
+    /// Mean length of a stall, slots (>= 1).
+    pub mean: f64,
 }
 
 /// The golden arbiter for `cfg`.
@@ -78,7 +99,7 @@ pub fn model_arbiter(cfg: &Config) -> ModelArbiter {
 }
 
 /// A system's configuration.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     /// Ports `N` (a power of two, 2..=64).
     pub n: usize,
@@ -106,6 +127,20 @@ pub struct Config {
     /// RSQ slots per input at the output adapters (a power of two): they
     /// hold the cells out of order *and* those waiting for the output link.
     pub egress_b: usize,
+    /// The arbiter's credits per output (flow control): `None`, the largest
+    /// pool that loses no cell, `B - w` (`B` = [`Config::egress_b`],
+    /// `w = B_RSQ + 1` the inputs' window); `Some(0)`, no flow control (the
+    /// ablation that shows the loss); `Some(c)`, `c` (refused by
+    /// [`Config::check`] when `c + w > B`).
+    pub credits: Option<u16>,
+    /// Output links stalled for bursts of slots (none: always ready).
+    pub stall: Option<Stall>,
+    /// Seed of the stalls.
+    pub stall_seed: u64,
+    /// The hot output of hot-spot traffic: [`Stats::other`] keeps the cells
+    /// for the other outputs apart, and [`System::run_measured`] does not
+    /// wait for the hot output's backlog.
+    pub hot: Option<usize>,
     /// Statistics cover cells arriving, grants arriving and departures in
     /// slots `measure.0 .. measure.1`.
     pub measure: (u64, u64),
@@ -116,10 +151,11 @@ pub struct Config {
 impl Config {
     /// `N` ports, `R` receivers, round trip `rtt`, STX on or off; 6 iSLIP
     /// iterations (as in the paper), OCF and selective retry (the paper's),
-    /// `B_RTX = B_RSQ = RTT`, VOQs of 256 cells, output RSQs of 512 slots
-    /// per input (they also hold the cells waiting for the output link:
-    /// bursts need that many, see `docs/stx.md`), statistics over the whole
-    /// run, no trace.
+    /// `B_RTX = B_RSQ = RTT`, VOQs of 256 cells, output RSQs of 256 slots
+    /// per input with the largest credit pool (`256 - RTT - 1`: they also
+    /// hold the cells waiting for the output link, and a credit needs
+    /// `2 RTT` to come back, see `docs/stx.md`), every output link ready,
+    /// statistics over the whole run, no trace.
     pub fn new(n: usize, r: usize, rtt: u64, stx: bool) -> Self {
         Config {
             n,
@@ -132,17 +168,76 @@ impl Config {
             voq: 256,
             b_rtx: rtt as usize,
             b_rsq: rtt as usize,
-            egress_b: 512,
+            egress_b: 256,
+            credits: None,
+            stall: None,
+            stall_seed: 0,
+            hot: None,
             measure: (0, u64::MAX),
             trace: false,
         }
     }
 
+    /// The inputs' STX window `cfg_win_i = B_RSQ + 1`.
+    pub fn window(&self) -> usize {
+        self.b_rsq + 1
+    }
+
+    /// The arbiter's credits per output ([`Config::credits`]).
+    pub fn credit_pool(&self) -> u16 {
+        self.credits.unwrap_or_else(|| {
+            self.egress_b
+                .saturating_sub(self.window())
+                .min(CRD_MAX as usize) as u16
+        })
+    }
+
+    /// Flow control on: every configuration but the ablation
+    /// ([`Config::credits`] `Some(0)`).
+    pub fn flow_control(&self) -> bool {
+        self.credits != Some(0)
+    }
+
+    /// Whether the system can be built: the block models accept the sizes,
+    /// and (with credits) no acknowledged cell can be lost (`C >= 1`,
+    /// `C + w <= B`, `RTT <= 2^(SW-1)`, `docs/stx_switch.md`). The error is
+    /// one line naming the field and the rule.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.n.is_power_of_two() && (2..=64).contains(&self.n)) {
+            return Err(format!("N = {}: a power of two in 2..=64", self.n));
+        }
+        if self.rtt < 2 || !self.rtt.is_multiple_of(2) || self.rtt >= 128 {
+            return Err(format!("RTT = {}: even, 2..=126", self.rtt));
+        }
+        if self.r == 0 {
+            return Err("R = 0: at least one receiver".into());
+        }
+        if let Some(st) = self.stall {
+            if !(0.0..1.0).contains(&st.share) || st.mean < 1.0 {
+                return Err(format!(
+                    "stall share {} (0..1), mean {} (>= 1 slot)",
+                    st.share, st.mean
+                ));
+            }
+        }
+        let parts = self.try_parts()?;
+        let r = if !self.flow_control() {
+            parts.check_fit()
+        } else {
+            parts.check()
+        };
+        r.map_err(|e| e.to_string())
+    }
+
     /// The switch's parts: the block models' parameters and configurations
     /// (model range, `StxIngressParams::check_model`), the arbiter of
     /// [`arbiter_setup`]. Panics with the parameter at fault if a size is
-    /// outside the models' range.
+    /// outside the models' range ([`Config::check`] says it in one line).
     pub fn parts(&self) -> StxSwitchParts {
+        self.try_parts().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn try_parts(&self) -> Result<StxSwitchParts, String> {
         let (ap, ac) = arbiter_setup(self);
         let ow = self.n.trailing_zeros();
         let sw = 16 - ow;
@@ -155,12 +250,13 @@ impl Config {
             iw: 16,
             cw,
             cntw: 32,
+            idx: 0,
         };
         let ic = StxIngressConfig {
             cfg_policy_i: self.policy.code(),
             cfg_scheme_i: self.scheme.code(),
             cfg_stx_en_i: self.stx,
-            cfg_win_i: (self.b_rsq + 1) as u16,
+            cfg_win_i: self.window() as u16,
             cfg_req_lim_i: ((1u32 << cw) - 1).min(255) as u8,
         };
         let ep = StxEgressParams {
@@ -175,17 +271,17 @@ impl Config {
             cfg_scheme_i: self.scheme.code(),
         };
         if let Err(e) = StxIngress::new_model(&ip, &ic) {
-            panic!("input adapter: {e}");
+            return Err(format!("input adapter: {e}"));
         }
         if let Err(e) = StxEgress::new_model(&ep, &ec) {
-            panic!("output adapter: {e}");
+            return Err(format!("output adapter: {e}"));
         }
-        StxSwitchParts {
+        Ok(StxSwitchParts {
             ingress: (ip, ic),
             arbiter: (ap, ac),
             egress: (ep, ec),
             rtt: self.rtt as usize,
-        }
+        })
     }
 }
 
@@ -249,7 +345,15 @@ pub struct System<A: SwitchArbiter> {
     hash: u64,
     grant_hash: u64,
     in_system: u64,
+    /// Measured cells for outputs other than the hot one (all when none).
+    other_cells: u64,
+    /// The output links' stalls: their stream, and per output stalled now.
+    stall_rng: Rng,
+    stalled: Vec<bool>,
 }
+
+/// The stream of the output links' stalls.
+const STALL_STREAM: u64 = 0x57a11;
 
 /// The few outputs of an input adapter the driver reads.
 #[derive(Clone, Copy, Debug)]
@@ -294,20 +398,20 @@ impl System<ModelArbiter> {
 
 impl<A: SwitchArbiter> System<A> {
     /// A system, empty, at slot 0. The arbiter must be configured as
-    /// [`arbiter_setup`] says and be in its reset state.
+    /// [`arbiter_setup`] says and be in its reset state. Panics when
+    /// [`Config::check`] refuses `cfg`.
     pub fn new(cfg: Config, arb: A) -> Self {
         let n = cfg.n;
-        assert!(
-            n.is_power_of_two() && (2..=64).contains(&n),
-            "N a power of two in 2..=64"
-        );
-        assert!(
-            cfg.rtt >= 2 && cfg.rtt.is_multiple_of(2) && cfg.rtt < 128,
-            "RTT even in 2..=126"
-        );
-        assert!(cfg.r >= 1, "R >= 1");
+        if let Err(e) = cfg.check() {
+            panic!("{e}");
+        }
         let parts = cfg.parts();
-        let sw = Switch::from_parts(&parts, arb).unwrap_or_else(|e| panic!("switch: {e}"));
+        let sw = if !cfg.flow_control() {
+            Switch::without_flow_control(&parts, arb)
+        } else {
+            Switch::from_parts(&parts, arb)
+        }
+        .unwrap_or_else(|e| panic!("switch: {e}"));
         let d = (cfg.rtt / 2) as usize;
         System {
             sw,
@@ -327,6 +431,10 @@ impl<A: SwitchArbiter> System<A> {
                 n,
                 slots: cfg.measure.1.saturating_sub(cfg.measure.0),
                 batches: vec![(0, 0); BATCHES],
+                hist: vec![0; HIST],
+                per_input: vec![(0, 0); n],
+                per_output: vec![0; n],
+                other_hist: vec![0; HIST],
                 ..Stats::default()
             },
             deliveries: Vec::new(),
@@ -334,6 +442,9 @@ impl<A: SwitchArbiter> System<A> {
             hash: 0xCBF2_9CE4_8422_2325,
             grant_hash: 0xCBF2_9CE4_8422_2325,
             in_system: 0,
+            other_cells: 0,
+            stall_rng: Rng::new(cfg.stall_seed, STALL_STREAM),
+            stalled: vec![false; n],
             cfg,
         }
     }
@@ -410,19 +521,25 @@ impl<A: SwitchArbiter> System<A> {
     }
 
     /// Runs up to the end of the measurement window, then on with the same
-    /// traffic until every measured cell has left: true, or `cap` slots in
-    /// all have passed: false.
+    /// traffic until every measured cell has left (with a hot output
+    /// [`Config::hot`]: every measured cell for the other outputs): true,
+    /// or `cap` slots in all have passed, or a cell was lost and the window
+    /// is over: false.
     pub fn run_measured(&mut self, traffic: &mut dyn Traffic, cap: u64) -> bool {
-        while self.t < cap {
-            if self.t >= self.cfg.measure.1 && self.stats.delivered == self.stats.cells {
-                return true;
+        let done = |s: &Self| {
+            if s.cfg.hot.is_some() {
+                s.stats.other.0 == s.other_cells
+            } else {
+                s.stats.delivered == s.stats.cells
             }
-            if self.stats.lost > 0 {
-                return false;
+        };
+        while self.t < cap {
+            if self.t >= self.cfg.measure.1 && (done(self) || self.stats.lost > 0) {
+                return done(self);
             }
             self.step(traffic);
         }
-        self.stats.delivered == self.stats.cells
+        done(self)
     }
 
     /// Runs without arrivals until every cell has left (true) or `max`
@@ -467,6 +584,18 @@ impl<A: SwitchArbiter> System<A> {
                 (j, (self.base[i] + self.recs[i].len() as u64) as u16)
             });
         }
+        // Output links: stalled in bursts.
+        if let Some(st) = self.cfg.stall {
+            let leave = 1.0 / st.mean;
+            let enter = leave * st.share / (1.0 - st.share);
+            for j in 0..n {
+                let p = if self.stalled[j] { leave } else { enter };
+                if self.stall_rng.chance(p) {
+                    self.stalled[j] = !self.stalled[j];
+                }
+                self.ready[j] = !self.stalled[j];
+            }
+        }
         self.sw.cycle(&self.arr, &self.ready);
 
         // 1. Input adapters.
@@ -495,6 +624,9 @@ impl<A: SwitchArbiter> System<A> {
                     self.in_system += 1;
                     if win {
                         self.stats.cells += 1;
+                        if self.cfg.hot != Some(j) {
+                            self.other_cells += 1;
+                        }
                     }
                     self.log(Event::Arrive { t, i, j, seq });
                     let v = self.sw.ingress(i).voq_len(j);
@@ -563,6 +695,9 @@ impl<A: SwitchArbiter> System<A> {
             }
             if o.cell_valid_o {
                 let j = o.cell_out_o as usize;
+                if win {
+                    self.stats.copies += 1;
+                }
                 sent_now[i] = Some(Sent {
                     j,
                     id: o.cell_id_o,
@@ -588,6 +723,13 @@ impl<A: SwitchArbiter> System<A> {
         // 2. Arbiter and crossbar: the cells sent d slots ago.
         let a = self.sw.arbiter_out();
         self.stats.req_dropped += a.req_drop_o.iter().filter(|&&x| x).count() as u64;
+        if win {
+            self.stats.acks += a.ack_valid_o.iter().filter(|&&x| x).count() as u64;
+            let c = self.sw.parts().arbiter.1.cfg_crd_i;
+            if c != 0 {
+                self.stats.crd_full += a.crd_o.iter().filter(|&&u| u == c).count() as u64;
+            }
+        }
         let mut grants_now = vec![None; n];
         for (i, g) in grants_now.iter_mut().enumerate() {
             if a.gnt_valid_o[i] {
@@ -689,11 +831,17 @@ impl<A: SwitchArbiter> System<A> {
                         }
                     }
                     Fate::OutOfWindow => {
-                        if self.cfg.scheme == Scheme::Sr {
-                            // Beyond the window under SR: nothing sends this
-                            // cell again, its VOQ's later cells wait for it
-                            // at the output for ever. Counted; the run stops
-                            // (`run_measured`), the tests require none.
+                        // Beyond the window (B or more ahead of the head
+                        // after this slot's delivery): an acknowledged or
+                        // granted cell nothing sends again, lost; under SR
+                        // its VOQ's later cells wait for it at the output
+                        // for ever. Counted; the run stops at the end of
+                        // the window (`run_measured`). Else (GBN, SAW) a
+                        // copy discarded out of order, sent again.
+                        let k = i * n + j;
+                        let moved = dlv.is_some_and(|d| d.0 == i);
+                        let head = self.departed[k] + u64::from(moved);
+                        if r.seq >= head + self.cfg.egress_b as u64 {
                             self.stats.lost += 1;
                         } else if win {
                             self.stats.discarded += 1;
@@ -747,8 +895,18 @@ impl<A: SwitchArbiter> System<A> {
         let s = &mut self.stats;
         if self.cfg.measure.0 <= t && t < self.cfg.measure.1 {
             s.departures += 1;
+            s.per_output[j] += 1;
         }
         if (self.cfg.measure.0..self.cfg.measure.1).contains(&r.arr) {
+            let bin = (delay as usize).min(HIST - 1);
+            s.hist[bin] += 1;
+            s.per_input[i].0 += 1;
+            s.per_input[i].1 += delay;
+            if self.cfg.hot != Some(j) {
+                s.other.0 += 1;
+                s.other.1 += delay;
+                s.other_hist[bin] += 1;
+            }
             s.delivered += 1;
             s.delay_sum += delay;
             s.delay_sq_sum += (delay as u128) * (delay as u128);

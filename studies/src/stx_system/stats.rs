@@ -1,6 +1,8 @@
 //! What a run of the system reports: the event log ([`Event`]), the
-//! deliveries ([`Delivery`]) and the measured figures ([`Stats`], with
-//! batch-means confidence intervals).
+//! deliveries ([`Delivery`]) and the measured figures ([`Stats`]: means,
+//! delay histograms and quantiles, per-input shares for fairness, control
+//! overhead, cells lost; confidence intervals are taken across independent
+//! runs by the study, [`mean_ci95`]).
 
 use super::{Fate, GrantKind};
 use model::stx_ingress::AckKind;
@@ -146,9 +148,10 @@ pub struct Stats {
     /// Copies discarded by the output adapters in the window as out of
     /// order (GBN, SAW) or beyond the window (must stay 0 under SR).
     pub discarded: u64,
-    /// Cells dropped beyond an output adapter's window under SR (lost: its
-    /// RSQ, which also holds the cells waiting for the output link, was too
-    /// small); any time. Must stay 0.
+    /// Acknowledged cells lost: copies an output adapter dropped beyond its
+    /// window (`B <= seq - head < 2^(SW-1)`), under any scheme; nothing sends
+    /// them again. Any time. 0 with flow control (`NoLoss_A`); only the
+    /// ablation without it ([`super::Config::credits`] `Some(0)`) loses.
     pub lost: u64,
     /// ACKs that were void at their input (GBN, SAW: the receiver dropped
     /// that copy, or an earlier one), in the window.
@@ -164,6 +167,87 @@ pub struct Stats {
     /// Batch means: the measurement window cut into [`BATCHES`] equal
     /// parts by arrival slot; per part the delay sum and the cells delivered.
     pub batches: Vec<(u64, u64)>,
+    /// Delays of the delivered cells by value in slots ([`HIST`] bins, the
+    /// last one holding every larger delay).
+    pub hist: Vec<u64>,
+    /// Per input: cells delivered and their delay sum.
+    pub per_input: Vec<(u64, u64)>,
+    /// Per output: departures in the window.
+    pub per_output: Vec<u64>,
+    /// The cells not for the hot output ([`super::Config::hot`]): delivered,
+    /// their delay sum and histogram (all cells when there is none).
+    pub other: (u64, u64),
+    /// Their delays by value, as [`Stats::hist`].
+    pub other_hist: Vec<u64>,
+    /// Control channel: ACKs the arbiter gave in the window.
+    pub acks: u64,
+    /// Data channel: cells the inputs sent in the window (first sends,
+    /// retransmissions and duplicates).
+    pub copies: u64,
+    /// Output-slots in the window whose output had all its credits in use.
+    pub crd_full: u64,
+}
+
+/// Bins of the delay histograms ([`Stats::hist`]).
+pub const HIST: usize = 1 << 14;
+
+/// Mean and half-width of the 95 % confidence interval of the mean of `x`
+/// (independent samples, Student t with `len - 1` degrees of freedom);
+/// NaN half-width for fewer than two samples.
+pub fn mean_ci95(x: &[f64]) -> (f64, f64) {
+    let k = x.len();
+    if k == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let m = x.iter().sum::<f64>() / k as f64;
+    if k < 2 {
+        return (m, f64::NAN);
+    }
+    let var = x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (k - 1) as f64;
+    (m, t975(k - 1) * (var / k as f64).sqrt())
+}
+
+/// The 0.975 quantile of Student's t with `df` degrees of freedom.
+pub fn t975(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::NAN,
+        1..=30 => T[df - 1],
+        _ => 1.96 + 2.4 / df as f64,
+    }
+}
+
+/// The `q` quantile (0..1) of a delay histogram: the smallest delay with at
+/// least `q` of the cells at or below it; NaN when empty.
+pub fn quantile(hist: &[u64], q: f64) -> f64 {
+    let total: u64 = hist.iter().sum();
+    if total == 0 {
+        return f64::NAN;
+    }
+    let want = (q * total as f64).ceil().max(1.0) as u64;
+    let mut acc = 0;
+    for (d, &c) in hist.iter().enumerate() {
+        acc += c;
+        if acc >= want {
+            return d as f64;
+        }
+    }
+    (hist.len() - 1) as f64
+}
+
+/// Jain's fairness index of `x`: `(sum x)^2 / (n sum x^2)`, 1 when all are
+/// equal, `1/n` when one takes everything; NaN when all are 0.
+pub fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let q: f64 = x.iter().map(|v| v * v).sum();
+    if q == 0.0 {
+        return f64::NAN;
+    }
+    s * s / (x.len() as f64 * q)
 }
 
 /// Number of batches of [`Stats::batches`].
@@ -213,6 +297,53 @@ impl Stats {
     pub fn p_w(&self) -> f64 {
         self.wasted as f64 / self.grants.max(1) as f64
     }
+    /// The 99th percentile of the delay.
+    pub fn p99(&self) -> f64 {
+        quantile(&self.hist, 0.99)
+    }
+    /// Mean delay of the cells not for the hot output.
+    pub fn other_mean(&self) -> f64 {
+        self.other.1 as f64 / self.other.0.max(1) as f64
+    }
+    /// The 99th percentile of their delay.
+    pub fn other_p99(&self) -> f64 {
+        quantile(&self.other_hist, 0.99)
+    }
+    /// Jain's index of the inputs' throughputs (cells delivered per input).
+    pub fn jain_throughput(&self) -> f64 {
+        jain(
+            &self
+                .per_input
+                .iter()
+                .map(|&(c, _)| c as f64)
+                .collect::<Vec<_>>(),
+        )
+    }
+    /// Jain's index of the inputs' mean delays.
+    pub fn jain_delay(&self) -> f64 {
+        jain(
+            &self
+                .per_input
+                .iter()
+                .filter(|&&(c, _)| c > 0)
+                .map(|&(c, s)| s as f64 / c as f64)
+                .collect::<Vec<_>>(),
+        )
+    }
+    /// Departures of output `j` per slot.
+    pub fn output_throughput(&self, j: usize) -> f64 {
+        self.per_output.get(j).copied().unwrap_or(0) as f64 / self.slots.max(1) as f64
+    }
+    /// `σ`: grants that sent a cell, per input per slot; `μ = 1 - σ` is the
+    /// NSTX service rate of the paper's (34), Fig. 6(b).
+    pub fn sigma(&self) -> f64 {
+        (self.regular + self.spurious) as f64 / (self.n as u64 * self.slots.max(1)) as f64
+    }
+    /// Share of output-slots with every credit in use.
+    pub fn crd_full_share(&self) -> f64 {
+        self.crd_full as f64 / (self.n as u64 * self.slots.max(1)) as f64
+    }
+
     /// Half-width of the 95 % confidence interval of the mean delay, by
     /// batch means (Student t with `BATCHES - 1` degrees of freedom).
     pub fn delay_ci95(&self) -> f64 {

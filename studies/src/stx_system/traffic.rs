@@ -49,6 +49,45 @@ impl Traffic for Bernoulli {
     }
 }
 
+/// Hot-spot traffic: each slot, each input receives a cell with
+/// probability `λ`; it is for the hot output with probability `h`, else for
+/// an output drawn uniformly from `0..N` (the hot one included), so the hot
+/// output is offered `N λ (h + (1 - h) / N)` cells per slot.
+#[derive(Clone, Debug)]
+pub struct HotSpot {
+    n: usize,
+    lambda: f64,
+    h: f64,
+    hot: usize,
+    rng: Rng,
+}
+
+impl HotSpot {
+    /// Load `lambda` over `n` outputs, a share `h` of it to output `hot`.
+    pub fn new(n: usize, lambda: f64, h: f64, hot: usize, seed: u64) -> Self {
+        HotSpot {
+            n,
+            lambda,
+            h,
+            hot,
+            rng: Rng::new(seed, STREAM),
+        }
+    }
+}
+
+impl Traffic for HotSpot {
+    fn arrival(&mut self, _input: usize, _slot: u64) -> Option<usize> {
+        if !self.rng.chance(self.lambda) {
+            return None;
+        }
+        if self.rng.chance(self.h) {
+            Some(self.hot)
+        } else {
+            Some(self.rng.below(self.n as u64) as usize)
+        }
+    }
+}
+
 /// On/off bursty traffic: each input alternates geometric bursts of mean
 /// length `L` cells (one per slot, all to one output drawn uniformly per
 /// burst) and geometric idle periods of mean `L (1 - λ) / λ` slots, so that
@@ -171,6 +210,29 @@ mod tests {
         for &c in &per_out {
             assert!((c as f64 / total as f64 - 0.125).abs() < 0.005);
         }
+    }
+
+    #[test]
+    fn hot_spot_share() {
+        let (n, lam, h) = (16, 0.5, 0.3);
+        let mut t = HotSpot::new(n, lam, h, 5, 2);
+        let (mut cells, mut hot) = (0u64, 0u64);
+        for s in 0..40_000 {
+            for i in 0..n {
+                if let Some(j) = t.arrival(i, s) {
+                    cells += 1;
+                    hot += u64::from(j == 5);
+                }
+            }
+        }
+        let load = cells as f64 / (n as f64 * 40_000.0);
+        assert!((load - lam).abs() < 0.005, "load {load}");
+        let share = hot as f64 / cells as f64;
+        let want = h + (1.0 - h) / n as f64;
+        assert!(
+            (share - want).abs() < 0.005,
+            "hot share {share}, want {want}"
+        );
     }
 
     #[test]

@@ -1,108 +1,162 @@
-//! The studies: `sweep` (the STX system against its analytic model),
+//! The studies: `study stx` (alias `sweep`: the STX system against its
+//! analytic model, with seeds, confidence intervals and paired differences),
 //! `bcn-loop` (the BCN closed loop), `recn-net` (the RECN network of seed
 //! 002) and `size` (buffer sizing), with their options.
 
 use anyhow::{anyhow, bail, Context, Result};
 use std::path::{Path, PathBuf};
 
-/// The plots of the sweep CSV `csv`: beside it, with extensions `.svg`
-/// and `.png` (the paper's comparison), and `_policies.svg`,
-/// `_policies.png` (the STX policies and delivery schemes).
-pub fn sweep_plot_paths(csv: &Path) -> Result<[PathBuf; 4]> {
+/// The files beside the study's point table `csv` (`<stem>.csv`): the
+/// paired differences `<stem>_paired.csv`, the runs `<stem>_runs.csv`, and
+/// the charts `<stem>.svg`/`.png` (the paper's comparison),
+/// `<stem>_policies.svg`/`.png` and `<stem>_load.svg`/`.png`.
+pub struct StudyFiles {
+    /// The paired differences.
+    pub paired: PathBuf,
+    /// Every run.
+    pub runs: PathBuf,
+    /// The charts, SVG then PNG, three of each.
+    pub charts: [PathBuf; 6],
+}
+
+/// The files beside `csv` ([`StudyFiles`]); an error when `csv` would be
+/// one of them.
+pub fn study_files(csv: &Path) -> Result<StudyFiles> {
     let stem = csv
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let pol = |ext: &str| csv.with_file_name(format!("{stem}_policies.{ext}"));
-    let paths = [
-        csv.with_extension("svg"),
-        csv.with_extension("png"),
-        pol("svg"),
-        pol("png"),
-    ];
-    if paths.iter().any(|p| p == csv) {
+    let f = |suffix: &str, ext: &str| csv.with_file_name(format!("{stem}{suffix}.{ext}"));
+    let files = StudyFiles {
+        paired: f("_paired", "csv"),
+        runs: f("_runs", "csv"),
+        charts: [
+            f("", "svg"),
+            f("", "png"),
+            f("_policies", "svg"),
+            f("_policies", "png"),
+            f("_load", "svg"),
+            f("_load", "png"),
+        ],
+    };
+    if files
+        .charts
+        .iter()
+        .chain([&files.paired, &files.runs])
+        .any(|p| p == csv)
+    {
         bail!(
-            "{}: the sweep CSV cannot have the extension .svg or .png, which its plots take",
+            "{}: the study CSV cannot have the extension .svg or .png or end in _paired or \
+             _runs, which the files beside it take",
             csv.display()
         );
     }
-    Ok(paths)
+    Ok(files)
 }
 
-/// Plots the sweep CSV `text` (read from `csv`) to `svg` and `png`, and
-/// the policies and schemes to `psvg` and `ppng`.
-pub fn write_sweep_plot(
+/// Draws the point table `text` (read from `csv`) and the paired table
+/// `pairs` (read from `pairs_file`, if any) to the charts of `files`.
+pub fn write_study_plots(
     text: &str,
     csv: &Path,
-    [svg, png, psvg, ppng]: &[PathBuf; 4],
+    pairs: Option<(&str, &Path)>,
+    files: &StudyFiles,
 ) -> Result<()> {
-    let rows = crate::study::stx::parse_sweep_csv(text, csv)?;
+    use crate::study::stx;
+    let rows = stx::parse_sweep_csv(text, csv)?;
+    let pairs = match pairs {
+        Some((t, f)) => stx::parse_paired_csv(t, f)?,
+        None => Vec::new(),
+    };
     let write = |path: &Path, bytes: &[u8]| {
         std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
         println!("wrote {}", path.display());
         Ok::<_, anyhow::Error>(())
     };
-    write(svg, crate::study::stx::sweep_svg(&rows)?.as_bytes())?;
-    write(png, &crate::study::stx::sweep_png(&rows)?)?;
-    write(psvg, crate::study::stx::policy_svg(&rows)?.as_bytes())?;
-    write(ppng, &crate::study::stx::policy_png(&rows)?)
+    let [svg, png, psvg, ppng, lsvg, lpng] = &files.charts;
+    write(svg, stx::sweep_svg(&rows)?.as_bytes())?;
+    write(png, &stx::sweep_png(&rows)?)?;
+    write(psvg, stx::policy_svg(&rows, &pairs)?.as_bytes())?;
+    write(ppng, &stx::policy_png(&rows, &pairs)?)?;
+    write(lsvg, stx::load_svg(&rows)?.as_bytes())?;
+    write(lpng, &stx::load_png(&rows)?)
 }
 
-/// `sweep --plot-only`: plots an existing sweep CSV.
+/// `study stx --plot-only`: draws an existing point table (and the paired
+/// table beside it, when there is one).
 pub fn cmd_sweep_plot(csv: &Path) -> Result<u8> {
-    let plots = sweep_plot_paths(csv)?;
+    let files = study_files(csv)?;
     let text =
         std::fs::read_to_string(csv).with_context(|| format!("reading {}", csv.display()))?;
-    write_sweep_plot(&text, csv, &plots)?;
+    let pairs = std::fs::read_to_string(&files.paired).ok();
+    write_study_plots(
+        &text,
+        csv,
+        pairs.as_deref().map(|t| (t, files.paired.as_path())),
+        &files,
+    )?;
     Ok(0)
 }
 
 fn sweep_points(spec: crate::study::stx::SweepSpec, out: &Path) -> Result<u8> {
-    use crate::study::stx::{csv_text, sweep};
-    let plots = sweep_plot_paths(out)?;
+    use crate::study::stx::{csv_text, paired_text, runs_text, sweep};
+    let files = study_files(out)?;
     if !spec.rtt.is_multiple_of(2) || !(2..=126).contains(&spec.rtt) {
         return Err(anyhow!("--rtt {}: must be even, in 2..=126", spec.rtt));
     }
     if !spec.n.is_power_of_two() || !(2..=64).contains(&spec.n) {
         return Err(anyhow!("--n {}: must be a power of two in 2..=64", spec.n));
     }
-    if let Some(l) = spec.loads.iter().find(|l| !(**l > 0.0 && **l < 1.0)) {
-        return Err(anyhow!("--loads: {l} is not in (0, 1)"));
-    }
-    if let Some(r) = spec.rs.iter().find(|r| !(1..=127).contains(*r)) {
-        return Err(anyhow!("--r: {r} receivers is not in 1..=127"));
-    }
     if !(1..=8).contains(&spec.iters) {
         return Err(anyhow!("--iters {}: must be in 1..=8", spec.iters));
     }
+    if spec.seeds == 0 {
+        return Err(anyhow!("--seeds 0: at least one"));
+    }
+    spec.check()?;
+    let jobs = spec.jobs();
     println!(
-        "sweep: N={} RTT={} R={:?} loads={:?} iSLIP x{} warm-up {} + {} measured slots, {} arbiter, traffic {:?}, policies {:?}, schemes {:?}{}, VOQs of {}: {} runs",
+        "study stx: N={} RTT={} iSLIP x{} warm-up {} + {} measured slots, {} seeds, {} arbiter, \
+         VOQs of {}, RSQs of {} per input: {} experiments, {} runs",
         spec.n,
         spec.rtt,
-        spec.rs,
-        spec.loads,
         spec.iters,
         spec.warmup,
         spec.slots,
+        spec.seeds,
         if spec.rtl { "RTL" } else { "model" },
-        spec.traffics.iter().map(|t| t.name()).collect::<Vec<_>>(),
-        spec.policies.iter().map(|&p| crate::study::stx::policy_name(p)).collect::<Vec<_>>(),
-        spec.schemes.iter().map(|&s| crate::study::stx::scheme_name(s)).collect::<Vec<_>>(),
-        if spec.cross { " (every combination)" } else { "" },
         spec.voq,
-        spec.jobs().len()
+        spec.egress_b,
+        spec.experiments.len(),
+        jobs.len()
     );
+    for e in &spec.experiments {
+        println!(
+            "  {:<16} loads {:?}{}: {}",
+            e.name,
+            e.loads,
+            e.stall.map_or(String::new(), |s| format!(
+                ", links stalled {} (mean {} slots)",
+                s.share, s.mean
+            )),
+            e.variants
+                .iter()
+                .map(|v| v.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let t0 = std::time::Instant::now();
     let points = sweep(&spec, &|p| {
+        let e = &spec.experiments[p.job.exp];
         println!(
-            "  {:<9} {:<7} {:<6} {:<3} load {:.2}: delay {:8.2} +- {:5.2}  throughput {:.4}  P_Ss {:.3}  refused {}  lost {}  ({:.1} s)",
-            spec.traffics[p.job.traffic].name(),
-            p.r.map_or("no STX".to_string(), |r| format!("R={r}")),
-            crate::study::stx::policy_name(p.job.policy),
-            crate::study::stx::scheme_name(p.job.scheme),
+            "  {:<16} {:<16} load {:.2} seed {}: delay {:8.2} p99 {:6} throughput {:.4} P_Ss {:.3} refused {} lost {} ({:.1} s)",
+            e.name,
+            e.variants[p.job.var].name(),
             p.load,
+            p.job.seed,
             p.stats.mean_delay(),
-            p.stats.delay_ci95(),
+            p.stats.p99(),
             p.stats.throughput(),
             p.stats.p_ss(),
             p.stats.arr_dropped,
@@ -114,164 +168,238 @@ fn sweep_points(spec: crate::study::stx::SweepSpec, out: &Path) -> Result<u8> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let text = csv_text(&spec, &points)?;
-    std::fs::write(out, &text).with_context(|| format!("writing {}", out.display()))?;
+    let pairs = paired_text(&spec, &points)?;
+    for (path, t) in [
+        (out, &text),
+        (files.paired.as_path(), &pairs),
+        (files.runs.as_path(), &runs_text(&spec, &points)?),
+    ] {
+        std::fs::write(path, t).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
     println!(
-        "wrote {} ({} points, {:.1} s)",
-        out.display(),
+        "{} runs in {:.1} s",
         points.len(),
         t0.elapsed().as_secs_f64()
     );
-    write_sweep_plot(&text, out, &plots)?;
-    Ok(u8::from(points.iter().any(|p| !p.complete)))
+    write_study_plots(&text, out, Some((&pairs, &files.paired)), &files)?;
+    // Runs without flow control (the ablation) stop at the end of their
+    // window once they have lost a cell: not a failure.
+    let incomplete = points
+        .iter()
+        .any(|p| !p.complete && spec.experiments[p.job.exp].variants[p.job.var].fc);
+    Ok(u8::from(incomplete))
 }
 
-/// The options of `switchsim sweep`.
+/// The options of `switchsim study stx`.
 #[derive(clap::Args, Debug)]
 pub struct SweepOpts {
+    /// `study`: the full study (`make sweep-stx`; the options below that
+    /// shape the grid are then not used: traffic, loads, r, policies,
+    /// schemes, cross, stall); `short`: the same thinned, the runs recorded
+    /// in `docs/stx.md` (`make sweep-stx-short`); `custom`: the grid of
+    /// those options.
+    #[arg(long, default_value = "study")]
+    pub plan: String,
     /// Ports.
     #[arg(long, default_value_t = 64)]
     pub n: usize,
     /// Round trip in slots (even, 2..=126).
     #[arg(long, default_value_t = 64)]
     pub rtt: u64,
-    /// Receivers per output, one STX curve each (comma separated).
+    /// Custom plan: receivers per output, one STX curve each (comma separated).
     #[arg(long, value_delimiter = ',', default_value = "1,2,8")]
     pub r: Vec<usize>,
-    /// Loads (comma separated).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9"
-    )]
+    /// Custom plan: loads (comma separated, in (0, 1]).
+    #[arg(long, value_delimiter = ',', default_value = "0.1,0.3,0.5,0.7,0.9")]
     pub loads: Vec<f64>,
     /// iSLIP iterations (the paper: 6).
     #[arg(long, default_value_t = 6)]
     pub iters: usize,
-    /// Warm-up slots per point.
-    #[arg(long, default_value_t = 4000)]
+    /// Warm-up slots per run.
+    #[arg(long, default_value_t = 2000)]
     pub warmup: u64,
-    /// Measured slots per point (cells arriving in them are measured).
-    #[arg(long, default_value_t = 30_000)]
+    /// Measured slots per run (cells arriving in them are measured).
+    #[arg(long, default_value_t = 10_000)]
     pub slots: u64,
-    /// Traffic seed.
+    /// Independent seeds per point.
+    #[arg(long, default_value_t = 8)]
+    pub seeds: usize,
+    /// Base seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Traffic patterns (comma separated): `bernoulli` (uniform, the
-    /// paper's), `onoffL` (on/off bursts of mean length L, e.g. `onoff16`).
+    /// Custom plan: traffic patterns (comma separated), one experiment
+    /// each: `bernoulli` (uniform, the paper's), `saturation` (every input
+    /// backlogged, load 1), `onoffL` (on/off bursts of mean length L, e.g.
+    /// `onoff16`), `hotspotH` (a share H of the cells to output 0, e.g.
+    /// `hotspot0.3`).
     #[arg(long, value_delimiter = ',', default_value = "bernoulli")]
     pub traffic: Vec<String>,
-    /// Bursty on/off traffic with this mean burst length instead of the
-    /// `--traffic` list (same as `--traffic onoffL`).
-    #[arg(long)]
-    pub burst: Option<f64>,
-    /// STX policies of the input adapters (comma separated): `ocf` (the
-    /// paper's), `random`, `ycf`.
+    /// Custom plan: STX policies of the input adapters (comma separated):
+    /// `ocf` (the paper's), `random`, `ycf`.
     #[arg(long, value_delimiter = ',', default_value = "ocf")]
     pub policies: Vec<String>,
-    /// Reliable-delivery schemes (comma separated): `sr` (the paper's),
-    /// `gbn`, `saw`.
+    /// Custom plan: reliable-delivery schemes (comma separated): `sr` (the
+    /// paper's), `gbn`, `saw`.
     #[arg(long, value_delimiter = ',', default_value = "sr")]
     pub schemes: Vec<String>,
-    /// Every combination of policy and scheme (default: OCF with every
-    /// scheme, SR with every policy).
+    /// Custom plan: every combination of policy and scheme (default: OCF
+    /// with every scheme, SR with every policy).
     #[arg(long)]
     pub cross: bool,
+    /// Custom plan: every output link stalled a share S of the time in
+    /// bursts of mean M slots, `S:M` (e.g. `0.25:400`).
+    #[arg(long)]
+    pub stall: Option<String>,
     /// VOQ depth of the input adapters (a power of two, 2..=512).
     #[arg(long, default_value_t = 256)]
     pub voq: usize,
+    /// RSQ slots per input of the output adapters (a power of two): with
+    /// the inputs' window `w = RTT + 1` it sets the arbiter's credits per
+    /// output, `B - w` (refused when below 1: a cell could be lost).
+    #[arg(long, default_value_t = 256)]
+    pub egress_b: usize,
     /// Run the arbiter's verilated RTL instead of its model.
     #[arg(long)]
     pub rtl: bool,
     /// Worker threads.
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
-    /// Output CSV file; the plots go beside it, with extensions `.svg` and
-    /// `.png`.
+    /// The point table; the paired table, the runs and the charts go
+    /// beside it (`_paired.csv`, `_runs.csv`, `.svg`, `.png`,
+    /// `_policies.*`, `_load.*`).
     #[arg(long, default_value = "out/stx_sweep.csv")]
     pub out: PathBuf,
-    /// Simulate nothing: plot an existing sweep CSV to an SVG and a PNG
-    /// beside it.
+    /// Simulate nothing: draw the charts of an existing point table (and
+    /// of the paired table beside it).
     #[arg(
         long,
         value_name = "CSV",
         conflicts_with_all = [
-            "n", "rtt", "r", "loads", "iters", "warmup", "slots", "seed", "burst", "rtl",
-            "jobs", "out", "traffic", "policies", "schemes", "cross", "voq",
+            "plan", "n", "rtt", "r", "loads", "iters", "warmup", "slots", "seeds", "seed",
+            "rtl", "jobs", "out", "traffic", "policies", "schemes", "cross", "voq",
+            "egress_b", "stall",
         ]
     )]
     pub plot_only: Option<PathBuf>,
 }
 
-/// `switchsim sweep`.
+/// `switchsim study stx` (alias `sweep`).
 pub fn cmd_sweep(o: SweepOpts) -> Result<u8> {
     if let Some(csv) = &o.plot_only {
         return cmd_sweep_plot(csv);
     }
-    use crate::study::stx::TrafficKind;
-    use studies::stx_system::{Policy, Scheme};
-    let traffics = match o.burst {
-        Some(b) => vec![TrafficKind::OnOff(b)],
-        None => o
-            .traffic
-            .iter()
-            .map(|t| match t.as_str() {
-                "bernoulli" => Ok(TrafficKind::Bernoulli),
-                x => x
-                    .strip_prefix("onoff")
-                    .and_then(|b| b.parse::<f64>().ok())
-                    .filter(|b| *b >= 1.0)
-                    .map(TrafficKind::OnOff)
-                    .ok_or_else(|| {
-                        anyhow!(
-                            "--traffic {x}: expected bernoulli or onoffL (L >= 1, e.g. onoff16)"
-                        )
-                    }),
-            })
-            .collect::<Result<_>>()?,
-    };
-    let policies = o
-        .policies
-        .iter()
-        .map(|p| match p.as_str() {
-            "ocf" => Ok(Policy::Ocf),
-            "random" => Ok(Policy::Random),
-            "ycf" => Ok(Policy::Ycf),
-            x => Err(anyhow!("--policies {x}: expected ocf, random or ycf")),
-        })
-        .collect::<Result<_>>()?;
-    let schemes = o
-        .schemes
-        .iter()
-        .map(|s| match s.as_str() {
-            "sr" => Ok(Scheme::Sr),
-            "gbn" => Ok(Scheme::Gbn),
-            "saw" => Ok(Scheme::Saw),
-            x => Err(anyhow!("--schemes {x}: expected sr, gbn or saw")),
-        })
-        .collect::<Result<_>>()?;
+    use crate::study::stx::{Experiment, SweepSpec, TrafficKind, Variant};
+    use studies::stx_system::{Policy, Scheme, Stall};
     if !o.voq.is_power_of_two() || !(2..=512).contains(&o.voq) {
         bail!("--voq {}: must be a power of two in 2..=512", o.voq);
     }
-    sweep_points(
-        crate::study::stx::SweepSpec {
-            n: o.n,
-            rtt: o.rtt,
-            rs: o.r,
-            loads: o.loads,
-            iters: o.iters,
-            warmup: o.warmup,
-            slots: o.slots,
-            seed: o.seed,
-            traffics,
-            policies,
-            schemes,
-            cross: o.cross,
-            voq: o.voq,
-            rtl: o.rtl,
-            jobs: o.jobs,
-        },
-        &o.out,
-    )
+    if !o.egress_b.is_power_of_two() || !(2..=1024).contains(&o.egress_b) {
+        bail!(
+            "--egress-b {}: must be a power of two in 2..=1024",
+            o.egress_b
+        );
+    }
+    let mut spec = match o.plan.as_str() {
+        "study" => SweepSpec::study(o.n, o.rtt),
+        "short" => SweepSpec::study_short(o.n, o.rtt),
+        "custom" => {
+            let policies = o
+                .policies
+                .iter()
+                .map(|p| match p.as_str() {
+                    "ocf" => Ok(Policy::Ocf),
+                    "random" => Ok(Policy::Random),
+                    "ycf" => Ok(Policy::Ycf),
+                    x => Err(anyhow!("--policies {x}: expected ocf, random or ycf")),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let schemes = o
+                .schemes
+                .iter()
+                .map(|s| match s.as_str() {
+                    "sr" => Ok(Scheme::Sr),
+                    "gbn" => Ok(Scheme::Gbn),
+                    "saw" => Ok(Scheme::Saw),
+                    x => Err(anyhow!("--schemes {x}: expected sr, gbn or saw")),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            if let Some(r) = o.r.iter().find(|r| !(1..=127).contains(*r)) {
+                bail!("--r: {r} receivers is not in 1..=127");
+            }
+            if let Some(l) = o.loads.iter().find(|l| !(**l > 0.0 && **l <= 1.0)) {
+                bail!("--loads: {l} is not in (0, 1]");
+            }
+            let stall = match &o.stall {
+                None => None,
+                Some(t) => {
+                    let bad = || {
+                        anyhow!("--stall {t}: expected SHARE:MEAN, 0 <= SHARE < 1, MEAN >= 1 (e.g. 0.25:400)")
+                    };
+                    let (a, b) = t.split_once(':').ok_or_else(bad)?;
+                    let (share, mean) = (
+                        a.parse::<f64>().map_err(|_| bad())?,
+                        b.parse::<f64>().map_err(|_| bad())?,
+                    );
+                    if !(0.0..1.0).contains(&share) || mean < 1.0 {
+                        return Err(bad());
+                    }
+                    Some(Stall { share, mean })
+                }
+            };
+            let mut variants = vec![Variant::no_stx()];
+            for &r in &o.r {
+                for &p in &policies {
+                    for &s in &schemes {
+                        let paper = u8::from(p == Policy::Ocf) + u8::from(s == Scheme::Sr);
+                        if o.cross || paper >= 1 {
+                            variants.push(Variant::stx(r, p, s));
+                        }
+                    }
+                }
+            }
+            let experiments = o
+                .traffic
+                .iter()
+                .map(|t| {
+                    let kind = TrafficKind::parse(t).map_err(|e| anyhow!("--traffic: {e}"))?;
+                    let loads = if t == "saturation" {
+                        vec![1.0]
+                    } else {
+                        o.loads.clone()
+                    };
+                    let name = if stall.is_some() {
+                        format!("stall-{t}")
+                    } else {
+                        t.clone()
+                    };
+                    Ok(Experiment {
+                        name,
+                        traffic: kind,
+                        loads,
+                        stall,
+                        variants: variants.clone(),
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let mut spec = SweepSpec::study(o.n, o.rtt);
+            spec.experiments = experiments;
+            spec
+        }
+        x => bail!("--plan {x}: expected study, short or custom"),
+    };
+    spec.n = o.n;
+    spec.rtt = o.rtt;
+    spec.iters = o.iters;
+    spec.warmup = o.warmup;
+    spec.slots = o.slots;
+    spec.seeds = o.seeds;
+    spec.seed = o.seed;
+    spec.voq = o.voq;
+    spec.egress_b = o.egress_b;
+    spec.rtl = o.rtl;
+    spec.jobs = o.jobs;
+    sweep_points(spec, &o.out)
 }
 
 /// The options of `switchsim study bcn` (old name `bcn-loop`).

@@ -1,274 +1,251 @@
-//! The sweep's tests: CSV round trip, charts, policies and schemes.
+//! The study's tests: the plan, the tables (seeds, intervals, paired
+//! differences) and their round trip, the charts, and the recorded study
+//! in `docs/` (every point complete, no acknowledged cell lost with flow
+//! control).
 
-mod sweep {
-    use crate::study::stx::*;
-    use std::path::Path;
+use crate::study::stx::*;
+use std::path::Path;
+use studies::stx_system::{mean_ci95, Policy, Scheme};
 
-    /// The header of the recorded sweep, `docs/stx_sweep.csv`.
-    fn header() -> &'static str {
-        include_str!("../../../../docs/stx_sweep.csv")
-            .lines()
-            .next()
-            .unwrap()
-    }
-
-    fn csv(rows: &[&str]) -> String {
-        let mut text = format!("{}\n", header());
-        for row in rows {
-            text.push_str(row);
-            text.push('\n');
-        }
-        text
-    }
-
-    const ROW: &str = "64,64,2,bernoulli,ocf,sr,0.100,0.0999,30000,64.449,0.023,64.296,128.060,\
-        0.002,129.055,0.0999,0.0999,0.9985,0.9998,0.9940,0.9979,0.9925,0.9948,0.0932,0.0931,\
-        0.8915,0.8690,0.0863,0.356,3,4,0.0759,true,64.3,0.99,2.1,0.5,0.0863,0.0000,0.0000,\
-        0.0100,0.000000,3,0";
-
-    #[test]
-    fn plot_sweep_csv_is_read_by_column_name() {
-        let rows = parse_sweep_csv(&csv(&[ROW, ROW]), Path::new("s.csv")).unwrap();
-        assert_eq!(rows.len(), 2);
-        let r = &rows[0];
-        assert_eq!((r.n, r.rtt, r.r), (64, 64, 2));
-        assert_eq!(
-            (r.load, r.delay_stx_sim, r.wasted_analytic),
-            (0.1, 64.449, 0.869)
-        );
-        // Reordered and extra columns, NaN values.
-        let text = "extra,wasted_analytic,wasted_sim,spurious_analytic,spurious_sim,\
-            p_s_given_s_analytic,p_s_given_s_sim,throughput_nostx,throughput_stx,\
-            delay_nostx_analytic,delay_nostx_sim,delay_stx_analytic,delay_stx_sim,offered,load,r,rtt,n\n\
-            x,1,2,3,4,5,6,7,8,9,10,11,NaN,0.5,0.5,8,16,4\n";
-        let rows = parse_sweep_csv(text, Path::new("s.csv")).unwrap();
-        assert_eq!((rows[0].n, rows[0].rtt, rows[0].r), (4, 16, 8));
-        assert_eq!(rows[0].wasted_analytic, 1.0);
-        assert!(rows[0].delay_stx_sim.is_nan());
-    }
-
-    #[test]
-    fn plot_sweep_csv_errors_name_file_and_line() {
-        let err = |text: &str| {
-            parse_sweep_csv(text, Path::new("d/s.csv"))
-                .unwrap_err()
-                .to_string()
-        };
-        let bad = ROW.replacen("0.100", "0.1x", 1);
-        assert_eq!(
-            err(&csv(&[ROW, bad.as_str()])),
-            "d/s.csv:3: column `load`: `0.1x`: invalid float literal"
-        );
-        assert_eq!(
-            err(&csv(&[ROW, "1,2,3"])),
-            "d/s.csv:3: 3 fields, but the header has 44"
-        );
-        assert_eq!(
-            err(&csv(&[&ROW.replacen("64,64,2", "64,64,-2", 1)])),
-            "d/s.csv:2: column `r`: `-2`: invalid digit found in string"
-        );
-        assert_eq!(
-            err("n,rtt\n1,2\n"),
-            "d/s.csv:1: no column `r` in the header"
-        );
-        assert_eq!(err(&csv(&[])), "d/s.csv: no data rows after the header");
-        assert!(err("\n\n").starts_with("d/s.csv: empty"));
-        assert!(
-            err("n,r\n1,\"2\n").starts_with("d/s.csv:"),
-            "{}",
-            err("n,r\n1,\"2\n")
-        );
-    }
-
-    /// The recorded sweep in `docs/` loads: two traffics x five
-    /// policy/scheme variants x 3 R x 9 loads, the paper's configuration
-    /// first; and a sweep recorded before the traffic, policy and scheme
-    /// columns still loads (they default to Bernoulli, OCF, SR).
-    #[test]
-    fn plot_sweep_csv_reads_the_recorded_sweeps() {
-        let text = include_str!("../../../../docs/stx_sweep.csv");
-        let rows = parse_sweep_csv(text, Path::new("stx_sweep.csv")).unwrap();
-        assert_eq!(rows.len(), 2 * 5 * 3 * 9);
-        assert!(rows.iter().all(|r| (r.n, r.rtt) == (64, 64)));
-        let r0 = &rows[0];
-        assert_eq!(
-            (
-                r0.r,
-                r0.load,
-                r0.traffic.as_str(),
-                r0.policy.as_str(),
-                r0.scheme.as_str()
-            ),
-            (1, 0.1, "bernoulli", "ocf", "sr")
-        );
-        let old = "n,rtt,r,load,offered,delay_stx_sim,delay_stx_analytic,delay_nostx_sim,\
-            delay_nostx_analytic,throughput_stx,throughput_nostx,p_s_given_s_sim,\
-            p_s_given_s_analytic,spurious_sim,spurious_analytic,wasted_sim,wasted_analytic\n\
-            64,64,1,0.1,0.1,73,68,128,129,0.1,0.1,0.86,0.94,0.08,0.09,0.77,0.82\n";
-        let rows = parse_sweep_csv(old, Path::new("old.csv")).unwrap();
-        assert_eq!(
-            (
-                rows[0].traffic.as_str(),
-                rows[0].policy.as_str(),
-                rows[0].scheme.as_str()
-            ),
-            ("bernoulli", "ocf", "sr")
-        );
-        assert!(rows[0].p_ss_sim.is_nan());
-    }
-
-    /// A small model sweep written as CSV reads back: the header is
-    /// the recorded sweeps' header, every row has its columns, and the values read back
-    /// are the measured ones, rounded as written.
-    #[test]
-    fn plot_sweep_csv_round_trips() {
-        let spec = SweepSpec {
-            n: 4,
-            rtt: 4,
-            rs: vec![1, 2],
+/// A small study: N = 4, RTT = 4, 3 seeds, Bernoulli at two loads with no
+/// STX and OCF / YCF at R = 2, and a saturation point.
+fn small() -> SweepSpec {
+    let mut spec = SweepSpec::study(4, 4);
+    spec.warmup = 100;
+    spec.slots = 600;
+    spec.seeds = 3;
+    spec.seed = 5;
+    spec.voq = 64;
+    spec.egress_b = 16;
+    spec.jobs = 2;
+    let v = vec![
+        Variant::no_stx(),
+        Variant::stx(2, Policy::Ocf, Scheme::Sr),
+        Variant::stx(2, Policy::Ycf, Scheme::Sr),
+    ];
+    spec.experiments = vec![
+        Experiment {
+            name: "bernoulli".into(),
+            traffic: TrafficKind::Bernoulli,
             loads: vec![0.3, 0.6],
-            iters: 2,
-            warmup: 100,
-            slots: 400,
-            seed: 3,
-            traffics: vec![TrafficKind::Bernoulli],
-            policies: vec![Policy::Ocf],
-            schemes: vec![Scheme::Sr],
-            cross: false,
-            voq: 64,
-            rtl: false,
-            jobs: 1,
-        };
-        let points = sweep(&spec, &|_| {}).unwrap();
-        let text = csv_text(&spec, &points).unwrap();
-        let mut lines = text.lines();
-        assert_eq!(lines.next(), Some(header()));
-        assert!(lines.all(|l| l.split(',').count() == 44), "{text}");
-        // Fixed decimals as before: load with 3, offered with 4; Unix lines.
-        let first: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
-        assert_eq!(
-            first[..7],
-            ["4", "4", "1", "bernoulli", "ocf", "sr", "0.300"]
-        );
-        assert_eq!(first[7].split('.').nth(1).map(str::len), Some(4), "{text}");
-        assert!(!text.contains('\r'));
-        let rows = parse_sweep_csv(&text, Path::new("t.csv")).unwrap();
-        assert_eq!(rows.len(), 4);
-        for row in &rows {
-            let find = |r: Option<usize>| {
-                points
-                    .iter()
-                    .find(|p| p.r == r && p.load == row.load)
-                    .expect("point")
-            };
-            let (s, o) = (&find(Some(row.r)).stats, &find(None).stats);
-            assert_eq!((row.n, row.rtt), (4, 4));
-            let close = |got: f64, want: f64, d: i32| (got - want).abs() <= 0.5 * 10f64.powi(-d);
-            assert!(close(row.offered, s.offered(), 4), "{row:?}");
-            assert!(close(row.delay_stx_sim, s.mean_delay(), 3), "{row:?}");
-            assert!(close(row.delay_nostx_sim, o.mean_delay(), 3), "{row:?}");
-            assert!(close(row.throughput_nostx, o.throughput(), 4), "{row:?}");
-            assert!(close(row.wasted_sim, s.p_w(), 4), "{row:?}");
-            assert!(row.delay_stx_sim > 0.0, "{row:?}");
-        }
-        assert_eq!(
-            rows.iter().map(|r| (r.r, r.load)).collect::<Vec<_>>(),
-            [(1, 0.3), (1, 0.6), (2, 0.3), (2, 0.6)]
-        );
-    }
-
-    #[test]
-    fn plot_sweep_charts_pair_sim_with_analytic() {
-        let rows: Vec<SweepRow> = [ROW, ROW.replacen("64,64,2", "64,64,8", 1).as_str()]
-            .iter()
-            .flat_map(|r| parse_sweep_csv(&csv(&[r]), Path::new("s.csv")).unwrap())
-            .collect();
-        let charts = sweep_charts(&rows);
-        assert_eq!(charts.len(), 4);
-        let labels: Vec<&str> = charts[0].series.iter().map(|s| s.label.as_str()).collect();
-        assert_eq!(
-            labels,
-            [
-                "R=2 sim",
-                "R=2 analytic",
-                "R=8 sim",
-                "R=8 analytic",
-                "no STX sim",
-                "no STX analytic"
-            ]
-        );
-        let (sim, analytic) = (&charts[0].series[0], &charts[0].series[1]);
-        assert_eq!(sim.color, analytic.color);
-        assert!(!sim.dashed && analytic.dashed && sim.marker.is_some());
-        assert_eq!(sim.points, [(0.1, 64.449)]);
-        assert_eq!(charts[1].series[1].points, [(0.1, 0.9979)]);
-        // (c) shows the middle R of [2, 8].
-        assert!(charts[2].title.ends_with("R=8"), "{}", charts[2].title);
-        let png = sweep_png(&rows).unwrap();
-        assert_eq!(&png[1..4], b"PNG");
-        let svg = sweep_svg(&rows).unwrap();
-        assert!(svg.contains("R=8 analytic") && svg.contains("no STX sim"));
-    }
+            stall: None,
+            variants: v.clone(),
+        },
+        Experiment {
+            name: "saturation".into(),
+            traffic: TrafficKind::Bernoulli,
+            loads: vec![1.0],
+            stall: None,
+            variants: v,
+        },
+    ];
+    spec
 }
 
-mod policy {
-    use crate::study::stx::*;
-    use std::path::Path;
-
-    /// A small sweep over every policy and scheme, two traffics: the jobs
-    /// are the paper's configuration and the one-at-a-time variants (or
-    /// every combination with `cross`), the CSV names them, and the policy
-    /// charts draw one curve per variant and traffic.
-    #[test]
-    fn sweep_covers_policies_schemes_and_traffics() {
-        let mut spec = SweepSpec {
-            n: 4,
-            rtt: 4,
-            rs: vec![2],
-            loads: vec![0.3],
-            iters: 2,
-            warmup: 50,
-            slots: 300,
-            seed: 5,
-            traffics: vec![TrafficKind::Bernoulli, TrafficKind::OnOff(4.0)],
-            policies: vec![Policy::Ocf, Policy::Random, Policy::Ycf],
-            schemes: vec![Scheme::Sr, Scheme::Gbn, Scheme::Saw],
-            cross: false,
-            voq: 64,
-            rtl: false,
-            jobs: 2,
-        };
-        // Per traffic and load: no STX + OCF SR + 2 policies + 2 schemes.
-        assert_eq!(spec.jobs().len(), 2 * 6);
-        spec.cross = true;
-        assert_eq!(spec.jobs().len(), 2 * 10);
-        spec.cross = false;
-        let points = sweep(&spec, &|_| {}).unwrap();
-        let text = csv_text(&spec, &points).unwrap();
-        let rows = parse_sweep_csv(&text, Path::new("p.csv")).unwrap();
-        assert_eq!(rows.len(), 2 * 5);
-        let names: Vec<(String, String, String)> = rows
-            .iter()
-            .map(|r| (r.traffic.clone(), r.policy.clone(), r.scheme.clone()))
-            .collect();
-        assert!(names.contains(&("onoff4".into(), "ycf".into(), "sr".into())));
-        assert!(names.contains(&("bernoulli".into(), "ocf".into(), "saw".into())));
-        assert!(!names.contains(&("bernoulli".into(), "random".into(), "gbn".into())));
-        let charts = policy_charts(&rows);
-        // Delay by policy and by scheme per traffic, then P_Ss per traffic.
-        assert_eq!(charts.len(), 6);
-        let labels: Vec<&str> = charts[0].series.iter().map(|s| s.label.as_str()).collect();
-        assert_eq!(labels, ["ocf sr", "random sr", "ycf sr", "no STX"]);
-        let labels: Vec<&str> = charts[1].series.iter().map(|s| s.label.as_str()).collect();
-        assert_eq!(labels, ["ocf sr", "ocf gbn", "ocf saw", "no STX"]);
-        assert_eq!(charts[4].series.len(), 5);
-        // The paper's charts take only Bernoulli, OCF, SR.
-        let paper = sweep_charts(&rows);
-        assert_eq!(
-            paper[0].series.len(),
-            4,
-            "R=2 sim/analytic, no STX sim/analytic"
-        );
-        assert_eq!(&policy_png(&rows).unwrap()[1..4], b"PNG");
+/// The recorded study's plan: every experiment the write-up uses, 8 seeds,
+/// the variants compared on the same arrivals (one run seed per load and
+/// seed number, whatever the variant), and a budget of about 1000 runs.
+#[test]
+fn the_study_plan() {
+    let s = SweepSpec::study(64, 64);
+    assert_eq!(s.seeds, 8);
+    let names: Vec<&str> = s.experiments.iter().map(|e| e.name.as_str()).collect();
+    for want in [
+        "bernoulli",
+        "onoff16",
+        "saturation",
+        "hotspot0.1",
+        "hotspot0.3",
+        "stall-bernoulli",
+        "stall-onoff64",
+        "hotspot0.3-nofc",
+    ] {
+        assert!(names.contains(&want), "{want}");
     }
+    let jobs = s.jobs();
+    assert!((900..=1100).contains(&jobs.len()), "{} runs", jobs.len());
+    let a = s.config(jobs[0]);
+    let b = s.config(jobs[1]);
+    assert_eq!((jobs[0].load, jobs[0].seed), (jobs[1].load, jobs[1].seed));
+    assert_eq!(a.stall_seed, b.stall_seed);
+    assert_ne!(s.run_seed(0, 0), s.run_seed(0, 1));
+    assert_ne!(s.run_seed(0, 0), s.run_seed(1, 0));
+    s.check().unwrap();
+    // The credits: 256 - 65 per output.
+    assert_eq!(a.credit_pool(), 191);
+}
+
+/// A configuration that could lose a cell is refused in one line naming
+/// the rule.
+#[test]
+fn a_study_that_could_lose_cells_is_refused() {
+    let mut s = small();
+    s.egress_b = 4; // w = RTT + 1 = 5 > B
+    let e = s.check().unwrap_err().to_string();
+    assert!(e.contains("C + w <= B") && !e.contains('\n'), "{e}");
+}
+
+/// The tables of a small study: one row per point with the mean and the
+/// 95 % interval across the seeds of every measure (recomputed here from
+/// the runs), the runs table, and the paired differences (YCF − OCF, OCF
+/// − no STX), whose mean is the difference of the means; they read back
+/// by header name, rounded as written.
+#[test]
+fn tables_of_seeds_intervals_and_paired_differences() {
+    let spec = small();
+    let points = sweep(&spec, &|_| {}).unwrap();
+    assert_eq!(points.len(), spec.jobs().len());
+    assert_eq!(points.len(), 3 * 3 * 3);
+    let text = csv_text(&spec, &points).unwrap();
+    assert!(!text.contains('\r'));
+    let rows = parse_sweep_csv(&text, Path::new("t.csv")).unwrap();
+    assert_eq!(rows.len(), 9);
+    let close = |a: f64, b: f64| (a - b).abs() <= 0.6e-4 * (1.0 + b.abs());
+    for row in &rows {
+        assert_eq!(row.f("seeds"), 3.0);
+        let exp = spec
+            .experiments
+            .iter()
+            .position(|e| e.name == row.s("experiment"))
+            .unwrap();
+        let e = &spec.experiments[exp];
+        let var = e
+            .variants
+            .iter()
+            .position(|v| v.r.unwrap_or(0) == row.r() && policy_name(v.policy) == row.s("policy"))
+            .unwrap();
+        let li = e.loads.iter().position(|&l| l == row.f("load")).unwrap();
+        let x: Vec<f64> = points
+            .iter()
+            .filter(|p| p.job.exp == exp && p.job.var == var && p.job.load == li)
+            .map(|p| p.stats.mean_delay())
+            .collect();
+        let (m, ci) = mean_ci95(&x);
+        assert!(
+            close(row.f("delay"), m) && close(row.f("delay_ci"), ci),
+            "{row:?}"
+        );
+        assert_eq!(row.f("lost_total"), 0.0);
+        if row.f("load") < 1.0 {
+            assert_eq!(row.s("complete"), "true");
+        }
+    }
+    // The analytic model beside the paper's configuration only.
+    let ocf = rows
+        .iter()
+        .find(|r| r.s("experiment") == "bernoulli" && r.r() == 2 && r.s("policy") == "ocf")
+        .unwrap();
+    assert!(ocf.f("delay_analytic") > 0.0);
+    let ycf = rows
+        .iter()
+        .find(|r| r.s("experiment") == "bernoulli" && r.s("policy") == "ycf")
+        .unwrap();
+    assert!(ycf.f("delay_analytic").is_nan());
+    // Runs: one row each.
+    let runs = runs_text(&spec, &points).unwrap();
+    assert_eq!(runs.lines().count(), 1 + points.len());
+    // Paired: per Bernoulli load, YCF - OCF and OCF - no STX on delay, p99
+    // and P_Ss; at saturation on throughput and Jain's index.
+    let ptext = paired_text(&spec, &points).unwrap();
+    let pairs = parse_paired_csv(&ptext, Path::new("p.csv")).unwrap();
+    assert_eq!(pairs.len(), 2 * 2 * 3 + 2 * 2);
+    for p in &pairs {
+        // Three values rounded to 4 decimals.
+        let d = p.f("a_mean") - p.f("b_mean");
+        assert!((p.f("diff") - d).abs() <= 1.6e-4, "{p:?}");
+        assert_eq!(p.f("seeds"), 3.0);
+    }
+    let ycf_ocf = pairs
+        .iter()
+        .find(|p| p.s("a") == "R2 ycf sr" && p.s("b") == "R2 ocf sr" && p.s("measure") == "delay")
+        .unwrap();
+    assert!(ycf_ocf.f("diff_ci") >= 0.0);
+    let sat = pairs
+        .iter()
+        .find(|p| p.s("experiment") == "saturation" && p.s("measure") == "throughput")
+        .unwrap();
+    assert!(sat.f("a_mean") > 0.5, "{sat:?}");
+    // Charts: the paper's comparison with error bars, the policies with
+    // the paired differences, the load charts.
+    let charts = sweep_charts(&rows);
+    assert_eq!(charts.len(), 4);
+    let sim = &charts[0].series[0];
+    assert_eq!(sim.label, "R=2 sim");
+    assert_eq!(sim.points.len(), 2);
+    assert!(sim.err.as_ref().unwrap().iter().all(|e| *e >= 0.0));
+    assert!(charts[0].series[1].dashed);
+    let pol = policy_charts(&rows, &pairs);
+    assert_eq!(pol.len(), 6);
+    assert_eq!(pol[2].series[0].label, "R2 ycf sr - R2 ocf sr");
+    assert_eq!(pol[2].series[0].points.len(), 2);
+    let load = load_charts(&rows);
+    assert_eq!(load.len(), 4);
+    assert!(!load[3].series.is_empty());
+    assert_eq!(&sweep_png(&rows).unwrap()[1..4], b"PNG");
+    assert!(policy_svg(&rows, &pairs).unwrap().contains("ycf sr"));
+    assert_eq!(&load_png(&rows).unwrap()[1..4], b"PNG");
+}
+
+/// Reading errors name the file, the line and the column.
+#[test]
+fn bad_tables_are_refused_with_file_and_line() {
+    let err = |text: &str| {
+        parse_sweep_csv(text, Path::new("d/s.csv"))
+            .unwrap_err()
+            .to_string()
+    };
+    let head = "experiment,traffic,r,policy,scheme,fc,load,delay";
+    assert_eq!(
+        err(&format!(
+            "{head}\nbernoulli,bernoulli,2,ocf,sr,on,0.1x,64\n"
+        )),
+        "d/s.csv:2: column `load`: `0.1x`: invalid float literal"
+    );
+    assert_eq!(
+        err(&format!("{head}\nbernoulli,bernoulli\n")),
+        "d/s.csv:2: 2 fields, but the header has 8"
+    );
+    assert_eq!(
+        err("n,rtt\n1,2\n"),
+        "d/s.csv:1: no column `experiment` in the header"
+    );
+    assert_eq!(
+        err(&format!("{head}\n")),
+        "d/s.csv: no data rows after the header"
+    );
+    assert!(err("\n\n").starts_with("d/s.csv: empty"));
+}
+
+/// The recorded study (`docs/stx_sweep.csv` and `_paired.csv`, the short
+/// plan): every point of the plan, 8 seeds per point, every run with flow control
+/// complete and without an acknowledged cell lost, the ablation without
+/// flow control losing cells; the charts draw.
+#[test]
+fn the_recorded_study() {
+    let text = include_str!("../../../../docs/stx_sweep.csv");
+    let rows = parse_sweep_csv(text, Path::new("stx_sweep.csv")).unwrap();
+    let spec = SweepSpec::study_short(64, 64);
+    let points: usize = spec
+        .experiments
+        .iter()
+        .map(|e| e.loads.len() * e.variants.len())
+        .sum();
+    assert_eq!(rows.len(), points);
+    for r in &rows {
+        assert_eq!(r.f("seeds"), 8.0, "{r:?}");
+        if r.s("fc") == "on" {
+            assert_eq!(r.f("lost_total"), 0.0, "acknowledged cells lost: {r:?}");
+            assert_eq!(r.s("complete"), "true", "{r:?}");
+        }
+    }
+    assert!(
+        rows.iter()
+            .any(|r| r.s("fc") == "off" && r.f("lost_total") > 0.0),
+        "the ablation without flow control loses nothing"
+    );
+    let ptext = include_str!("../../../../docs/stx_sweep_paired.csv");
+    let pairs = parse_paired_csv(ptext, Path::new("stx_sweep_paired.csv")).unwrap();
+    assert!(pairs.iter().all(|p| p.f("seeds") == 8.0));
+    assert!(!sweep_charts(&rows)[0].series.is_empty());
+    assert!(!policy_charts(&rows, &pairs)[2].series.is_empty());
 }
