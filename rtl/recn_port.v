@@ -450,6 +450,7 @@ module recn_port #(
     mi         = 0;
     jj         = 0;
     vq         = 0;
+    kk         = 0;
     ks         = 0;
     em         = 8'd0;
     up_kind_o  = 1'b0;

@@ -999,7 +999,10 @@ fn hardware_commands_use_the_project_they_run_in() {
         ("1", "1", "0"),
         "mutant {id} not killed:\n{out}{err}"
     );
-    assert!(proj.join("mut-out/mutate/prim_lfsr").is_dir(), "{out}{err}");
+    assert!(
+        proj.join("mut-out/mutate/prim_lfsr-only").is_dir(),
+        "{out}{err}"
+    );
     // Outside any project.
     let nowhere = std::env::temp_dir().join(format!("switchsim-nowhere-{}", std::process::id()));
     std::fs::create_dir_all(&nowhere).unwrap();
@@ -1060,13 +1063,18 @@ fn recn_net_small_writes_csv_and_charts() {
         "100",
         "--slots",
         "600",
+        "--seeds",
+        "1",
+        "--variants",
+        "none",
         "--out",
         stem.to_str().unwrap(),
     ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     let csv = std::fs::read_to_string(dir.join("rn.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 7, "{csv}");
+    // Three architectures at uniform 0.4, uniform 0.6 and hot spot 0.6.
+    assert_eq!(csv.lines().count(), 1 + 3 * 3, "{csv}");
     for fig in ["fig2", "fig3", "fig4", "fig5", "hotspot"] {
         let svg = std::fs::read_to_string(dir.join(format!("rn_{fig}.svg"))).unwrap();
         assert!(svg.contains("RECN 2 VCs"), "{fig}");

@@ -7,7 +7,6 @@
 //! both pass on the project's RTL (the bug is in the RTL, not in the
 //! stimulus).
 
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -25,15 +24,41 @@ fn switchsim(args: &[&str]) -> Output {
         .expect("switchsim runs")
 }
 
-fn json(o: &Output) -> Value {
+/// The first divergence of a text report: cycle, signal, expected, actual.
+fn first_diff(o: &Output) -> (u64, String, String, String) {
     let out = String::from_utf8_lossy(&o.stdout);
-    let line = out.lines().last().unwrap_or("");
-    serde_json::from_str(line).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {out}\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
+    let field = |k: &str| {
+        out.lines()
+            .find_map(|l| l.trim().strip_prefix(k))
+            .unwrap_or_else(|| panic!("no `{k}` in:\n{out}"))
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    let cycle = out
+        .lines()
+        .find_map(|l| l.split(" at cycle ").nth(1))
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no mismatch cycle in:\n{out}"));
+    (
+        cycle,
+        field("signal:"),
+        field("expected:"),
+        field("actual:"),
+    )
+}
+
+/// A path the report names after `key`, under the scratch folder.
+fn named(o: &Output, key: &str) -> PathBuf {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let rel = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(key))
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no `{key}` in:\n{out}"));
+    scratch().join(rel)
 }
 
 /// `rtl/mmu.v` with the campaign's mutant that turns the release into an
@@ -57,22 +82,11 @@ fn mutant_rtl() -> String {
         .join(",")
 }
 
-fn first_diff(m: &Value) -> (i64, String, String, String) {
-    let d = &m["diffs"][0];
-    (
-        m["cycle"].as_i64().unwrap(),
-        d["signal"].as_str().unwrap().to_string(),
-        d["expected"].to_string(),
-        d["actual"].to_string(),
-    )
-}
-
 #[test]
 fn a_real_rtl_bug_replays_to_the_same_first_divergence() {
     let rtl = mutant_rtl();
-    let dir = scratch();
     let o = switchsim(&[
-        "run", "mmu", "--cycles", "50000", "--seed", "5", "--rtl", &rtl, "--out", "bug", "--json",
+        "run", "mmu", "--cycles", "50000", "--seed", "5", "--rtl", &rtl, "--out", "bug",
     ]);
     assert_eq!(
         o.status.code(),
@@ -81,20 +95,19 @@ fn a_real_rtl_bug_replays_to_the_same_first_divergence() {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-    let m = json(&o)["mismatch"].clone();
-    let first = first_diff(&m);
-    let repro = dir.join(m["repro"].as_str().expect("a repro.stim"));
-    let short = dir.join(m["shrunk"].as_str().expect("a repro-short.stim"));
-    assert!(repro.exists() && short.exists(), "{m}");
+    let first = first_diff(&o);
+    let repro = named(&o, "repro:");
+    let short = named(&o, "shrunk:");
+    assert!(repro.exists() && short.exists(), "{repro:?} {short:?}");
+    // The replay line a user copies names the same RTL.
+    let line = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("replay:").map(str::to_string))
+        .unwrap();
+    assert!(line.contains(&format!("--rtl {rtl}")), "{line}");
 
     let replay = |file: &Path, rtl: Option<&str>| {
-        let mut args = vec![
-            "replay",
-            file.to_str().unwrap(),
-            "--json",
-            "--out",
-            "replayed",
-        ];
+        let mut args = vec!["replay", file.to_str().unwrap(), "--out", "replayed"];
         if let Some(r) = rtl {
             args.extend(["--rtl", r]);
         }
@@ -107,7 +120,7 @@ fn a_real_rtl_bug_replays_to_the_same_first_divergence() {
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
-    assert_eq!(first_diff(&json(&o)["mismatch"]), first, "repro.stim");
+    assert_eq!(first_diff(&o), first, "repro.stim");
 
     let o = replay(&short, Some(&rtl));
     assert_eq!(
@@ -116,7 +129,7 @@ fn a_real_rtl_bug_replays_to_the_same_first_divergence() {
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
-    let s = first_diff(&json(&o)["mismatch"]);
+    let s = first_diff(&o);
     assert_eq!(s.1, first.1, "repro-short.stim fails on another signal");
     assert!(
         s.0 < first.0,

@@ -389,7 +389,7 @@ pub mod scenario {
                 return Err(format!("cycle {t}: the register is 0"));
             }
             let at_seed = u64::from(o.state_o) == s.params.seed;
-            if at_seed != (en % 127 == 0) {
+            if at_seed != en.is_multiple_of(127) {
                 return Err(format!(
                     "cycle {t}: after {en} enabled cycles the register is {:#x} (seed {:#x})",
                     o.state_o, s.params.seed

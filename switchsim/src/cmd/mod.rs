@@ -219,14 +219,28 @@ pub fn variant_of<B: Block>(label: Option<&str>) -> Result<B::Params> {
     }
 }
 
-/// How to invoke this binary again: the path it was started with.
+/// How to invoke this binary again: the path it was started with, and the
+/// designer's RTL it was given (`--rtl`, `--top`, `--map`), so that the
+/// replay runs against the same RTL.
 pub fn replay_prefix() -> String {
-    format!(
+    let args: Vec<String> = std::env::args().collect();
+    let mut p = format!(
         "{} replay",
-        std::env::args()
-            .next()
-            .unwrap_or_else(|| "switchsim".into())
-    )
+        args.first().map_or("switchsim", String::as_str)
+    );
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        for flag in ["--rtl", "--top", "--map"] {
+            if a == flag {
+                if let Some(v) = it.next() {
+                    p += &format!(" {flag} {v}");
+                }
+            } else if a.starts_with(&format!("{flag}=")) {
+                p += &format!(" {a}");
+            }
+        }
+    }
+    p
 }
 
 pub fn opts(out: &Path, waves: Waves) -> Options {

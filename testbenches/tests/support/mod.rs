@@ -148,7 +148,7 @@ pub fn regressions<B: Bench>() -> usize {
 
 /// [`regressions`] of the folder `dir`.
 pub fn regressions_in<B: Bench>(dir: &Path) -> usize {
-    let rd = std::fs::read_dir(&dir).unwrap_or_else(|e| {
+    let rd = std::fs::read_dir(dir).unwrap_or_else(|e| {
         panic!(
             "{}: {e} (every block keeps its regressions there)",
             dir.display()
