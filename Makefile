@@ -23,7 +23,7 @@ APT_PKGS    := verilator iverilog yosys tshark
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 # `make fuzz`: this many cases per block (a verdict that does not depend on
 # the machine's speed); FUZZ_TIME=10m makes it a time-boxed campaign instead.
-FUZZ_CASES  ?= 300
+FUZZ_CASES  ?= 2000
 FUZZ_TIME   ?=
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
