@@ -44,35 +44,7 @@ pub fn jain(x: &[f64]) -> f64 {
     }
 }
 
-/// Student's t quantile for a two-sided 95 % interval with `df` degrees of
-/// freedom.
-pub fn t95(df: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::NAN,
-        d if d <= 30 => T[d - 1],
-        _ => 1.96,
-    }
-}
-
-/// Mean and half-width of the 95 % confidence interval of the mean of `x`
-/// (Student's t; NaN half-width for fewer than two values).
-pub fn mean_ci(x: &[f64]) -> (f64, f64) {
-    let n = x.len();
-    if n == 0 {
-        return (f64::NAN, f64::NAN);
-    }
-    let m = x.iter().sum::<f64>() / n as f64;
-    if n < 2 {
-        return (m, f64::NAN);
-    }
-    let v = x.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / (n - 1) as f64;
-    (m, t95(n - 1) * (v / n as f64).sqrt())
-}
+pub use crate::ci::{mean_ci, t975};
 
 /// One congestion point's figures over a run.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -20,6 +20,7 @@
 
 pub mod bcn_loop;
 pub mod bcn_metrics;
+pub mod ci;
 pub mod pfc_system;
 pub mod recn_net;
 pub mod rng;

@@ -316,34 +316,7 @@ pub fn sweep(spec: &Spec, progress: &(dyn Fn(&Row) + Sync)) -> Result<Vec<Row>> 
     })
 }
 
-/// `t_{0.975, dof}`, the two-sided 95 % quantile of Student's t.
-pub fn t975(dof: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match dof {
-        0 => f64::NAN,
-        d if d <= 30 => T[d - 1],
-        _ => 1.96,
-    }
-}
-
-/// Mean and half-width of its 95 % confidence interval (Student's t over
-/// the samples; NaN with fewer than two).
-pub fn mean_ci(x: &[f64]) -> (f64, f64) {
-    let n = x.len();
-    if n == 0 {
-        return (f64::NAN, f64::NAN);
-    }
-    let m = x.iter().sum::<f64>() / n as f64;
-    if n < 2 {
-        return (m, f64::NAN);
-    }
-    let var = x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - 1) as f64;
-    (m, t975(n - 1) * (var / n as f64).sqrt())
-}
+pub use studies::ci::{mean_ci, t975};
 
 /// The rows of (pattern, arch, variant, load), by seed.
 fn by_seed<'a>(
