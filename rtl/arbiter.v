@@ -17,8 +17,8 @@
 //      on overflow a cyclic window of cap requesters from a random one
 //      (m = (r * k) >> 16, r from the LFSR); winners get an ACK
 //   6. crossbar receive mask per output; 7. credits (flow control): an
-//      output with cfg_crd_i credits in use is not granted and takes no
-//      speculative cell; grants and ACKs take credits, crd_ret_i returns
+//      output with cfg_crd_i credits in use is not granted; ACKs leave one
+//      credit for grants; grants and ACKs take credits, crd_ret_i returns
 //      them (released first); 8. LFSR (16 Galois steps per slot)
 //
 // Ports
@@ -373,8 +373,11 @@ module arbiter #(
       xb_arb_o[j] = arb_e[j*EW + IW];
       k_j      = popcnt(srq[j]);
       cap_j    = xb_arb_o[j] ? recv_m1 : cfg_recv_i;
-      // With flow control, at most the credits left after this slot's grant.
-      avail    = cfg_crd_i - u[j*10 +: 10] - {9'd0, |m_out[j]};
+      // With flow control, at most the credits left after this slot's grant,
+      // less one kept for grants: an acknowledged cell may wait in the output
+      // adapter for a predecessor only a grant brings (selective retry).
+      avail    = ({1'b0, u[j*10 +: 10]} + {10'd0, |m_out[j]} + 11'd1 >= {1'b0, cfg_crd_i}) ? 10'd0
+               : cfg_crd_i - u[j*10 +: 10] - {9'd0, |m_out[j]} - 10'd1;
       if (fc_on && {3'd0, cap_j} > avail) cap_j = avail[6:0];
       r_j      = lfsr_q[15:0] ^ out_hash(j[15:0]);
       prod     = {7'd0, r_j} * {16'd0, k_j};

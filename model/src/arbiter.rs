@@ -816,8 +816,13 @@ impl Block for Arbiter {
                 let cap = if crd == 0 {
                     rcap
                 } else {
+                    // One credit is kept for grants: an acknowledged cell
+                    // may wait in the output adapter for a predecessor that
+                    // only a grant brings (selective retry), so ACKs
+                    // holding all C credits would stall that grant for
+                    // ever.
                     let g = u16::from(match_of_out[j].is_some());
-                    rcap.min((crd - used[j] - g) as u32)
+                    rcap.min(crd.saturating_sub(used[j] + g + 1) as u32)
                 };
                 let k = srq[j].count_ones();
                 if cap < rcap && k > cap {
