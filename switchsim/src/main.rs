@@ -150,22 +150,10 @@ fn main() -> ExitCode {
             scenario,
             out,
             rtl,
-        } => rtl.user().and_then(|user| {
-            for_block(
-                block.as_str(),
-                &mut TraceC {
-                    name: scenario.as_deref(),
-                    out: &out,
-                    user: user.as_ref(),
-                },
-            )
-        }),
-        Cmd::Config { block, variant } => for_block(
-            block.as_str(),
-            &mut ConfigC {
-                variant: variant.as_deref(),
-            },
-        ),
+        } => rtl
+            .user()
+            .and_then(|user| trace_block(&block, scenario.as_deref(), &out, user.as_ref())),
+        Cmd::Config { block, variant } => config_block(&block, variant.as_deref()),
         Cmd::Lint(o) => lint_all(o),
         Cmd::Bench(o) => bench_blocks(o),
         Cmd::Soak(o) => soak_blocks(o),

@@ -442,9 +442,54 @@ pub fn cmd_trace<B: Bench>(name: Option<&str>, out: &Path, user: Option<&UserRtl
     let dir = out.join(format!("{}-{}", B::NAME, s.name));
     let outcome = lockstep::run(&stim, &opts_on(&dir, Waves::Always, user))?;
     std::fs::write(dir.join("scenario.stim"), stim.to_text())?;
-    let code = report(&outcome, &format!("{} trace {}", B::NAME, s.name));
+    let mut code = report(&outcome, &format!("{} trace {}", B::NAME, s.name));
+    if code == 0 {
+        if let Some(check) = s.check {
+            // The lockstep run has shown the RTL's outputs equal to the
+            // model's on every compared output of every cycle, so the
+            // documented outcome is checked on the model's.
+            match scenario_outputs(&stim).and_then(|outs| check(&stim, &outs)) {
+                Ok(()) => println!("outcome: as documented ({})", s.about),
+                Err(e) => {
+                    println!("OUTCOME DIFFERS from the documented one: {e}");
+                    code = 1;
+                }
+            }
+        }
+    }
     print_frames(&write_frames(&stim, &lockstep::run_dir(&stim, &dir))?);
     Ok(code)
+}
+
+/// The model's outputs of every cycle of a scenario (scenarios have no
+/// reset cycles: `Some` error text for one that has).
+fn scenario_outputs<B: Bench>(stim: &Stimulus<B>) -> Result<Vec<B::Outputs>, String> {
+    let mut m = B::new(&stim.params, &stim.config);
+    stim.cycles
+        .iter()
+        .map(|c| match c {
+            model::stim::Cycle::Drive(i) => Ok(m.step(i)),
+            model::stim::Cycle::Reset => {
+                Err("a reset cycle in a scenario: outcome not checked".into())
+            }
+        })
+        .collect()
+}
+
+/// `switchsim trace`: the scenarios of `block` (no `name`), or one run with
+/// its waveforms and its documented outcome checked.
+pub fn trace_block(
+    block: &str,
+    name: Option<&str>,
+    out: &Path,
+    user: Option<&UserRtl>,
+) -> Result<u8> {
+    super::for_block(block, &mut super::TraceC { name, out, user })
+}
+
+/// `switchsim config`: a block's default configuration as TOML.
+pub fn config_block(block: &str, variant: Option<&str>) -> Result<u8> {
+    super::for_block(block, &mut super::ConfigC { variant })
 }
 
 pub fn cmd_config<B: Block>(variant: Option<&str>) -> Result<u8> {
@@ -594,9 +639,19 @@ pub fn replay_file(o: ReplayOpts) -> Result<u8> {
         illegal_config,
         rtl,
     } = o;
-    let user = rtl.user()?;
-    let text = std::fs::read_to_string(&file)
-        .with_context(|| format!("cannot read {}", file.display()))?;
+    replay_on(&file, &out, illegal_config, rtl.user()?.as_ref())
+}
+
+/// Replays the repro file `file` on the project's RTL or on `user`'s,
+/// printing the report: 0 agree, 1 a mismatch.
+pub fn replay_on(
+    file: &Path,
+    out: &Path,
+    illegal_config: bool,
+    user: Option<&UserRtl>,
+) -> Result<u8> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let block = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("block "))
@@ -606,9 +661,9 @@ pub fn replay_file(o: ReplayOpts) -> Result<u8> {
         block.as_str(),
         &mut ReplayC {
             text: &text,
-            out: &out,
+            out,
             illegal: illegal_config,
-            user: user.as_ref(),
+            user,
         },
     )
     .with_context(|| format!("{}", file.display()))
@@ -841,4 +896,54 @@ pub fn fuzz_merge(o: FuzzMergeOpts) -> Result<u8> {
         print!("{text}");
     }
     Ok(u8::from(failed))
+}
+
+/// One scenario's verdict: model and RTL in lockstep, then its documented
+/// outcome (`Scenario::check`).
+#[derive(Debug)]
+pub struct ScenarioVerdict {
+    /// The block.
+    pub block: &'static str,
+    /// The scenario.
+    pub name: &'static str,
+    /// Its stimulus' cycles.
+    pub cycles: usize,
+    /// Whether it declares a documented outcome.
+    pub checked: bool,
+    /// `Err`: the mismatch report, or how the outcome differs.
+    pub result: Result<(), String>,
+}
+
+/// Every scenario of `block` run as `switchsim trace` runs it (waveforms
+/// only on a mismatch, under `out`). Not generic, so that a test calling
+/// it reuses this crate's compiled runner instead of compiling its own.
+pub fn scenario_verdicts(block: &str, out: &Path) -> Result<Vec<ScenarioVerdict>> {
+    struct C<'a>(&'a Path, Vec<ScenarioVerdict>);
+    impl Command for C<'_> {
+        fn call<B: Bench>(&mut self) -> Result<u8> {
+            for s in B::scenarios() {
+                let stim = (s.build)();
+                let dir = self.0.join(format!("{}-{}", B::NAME, s.name));
+                let result = match lockstep::run(&stim, &opts_on(&dir, Waves::OnMismatch, None))? {
+                    Outcome::Pass(_) => match s.check {
+                        Some(check) => scenario_outputs(&stim).and_then(|o| check(&stim, &o)),
+                        None => Ok(()),
+                    },
+                    Outcome::Mismatch(m) => Err(m.to_string()),
+                    Outcome::Interrupted(_) => Err("interrupted".into()),
+                };
+                self.1.push(ScenarioVerdict {
+                    block: B::NAME,
+                    name: s.name,
+                    cycles: stim.cycles.len(),
+                    checked: s.check.is_some(),
+                    result,
+                });
+            }
+            Ok(0)
+        }
+    }
+    let mut c = C(out, Vec::new());
+    super::for_block(block, &mut c)?;
+    Ok(c.1)
 }
