@@ -54,6 +54,29 @@ pub struct Scenario<B: Block> {
     pub check: Option<ScenarioCheck<B>>,
 }
 
+/// In a [`ScenarioCheck`]: return `Err` with the formatted message unless
+/// `cond` holds.
+#[macro_export]
+macro_rules! ensure {
+    ($cond:expr, $($fmt:tt)+) => {
+        if !$cond {
+            return Err(format!($($fmt)+));
+        }
+    };
+}
+
+/// In a [`ScenarioCheck`]: return `Err` naming what was checked, the value
+/// seen and the one documented, unless they are equal.
+#[macro_export]
+macro_rules! ensure_eq {
+    ($got:expr, $want:expr, $($fmt:tt)+) => {{
+        let (got, want) = (&$got, &$want);
+        if got != want {
+            return Err(format!("{}: {:?}, expected {:?}", format!($($fmt)+), got, want));
+        }
+    }};
+}
+
 /// Checks a scenario's documented outcome on its stimulus and the outputs of
 /// each of its cycles (one per cycle, reset cycles included); `Err` says
 /// what differs from the documented outcome.
