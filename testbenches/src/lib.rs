@@ -49,8 +49,8 @@ pub struct Scenario<B: Block> {
     /// Builds the stimulus.
     pub build: fn() -> Stimulus<B>,
     /// The outcome the scenario documents, checked on the outputs of every
-    /// cycle of the co-simulated run (the RTL's; `None`: what it shows is
-    /// checked on the model in the block's own tests).
+    /// cycle of the co-simulated run (the RTL's). Every scenario has one (the
+    /// scenarios test refuses `None`): a scenario states an outcome.
     pub check: Option<ScenarioCheck<B>>,
 }
 
@@ -59,7 +59,8 @@ pub struct Scenario<B: Block> {
 #[macro_export]
 macro_rules! ensure {
     ($cond:expr, $($fmt:tt)+) => {
-        if !$cond {
+        let holds: bool = $cond;
+        if !holds {
             return Err(format!($($fmt)+));
         }
     };
