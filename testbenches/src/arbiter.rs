@@ -314,37 +314,37 @@ impl Bench for Arbiter {
                 name: "fig2a-out-of-order",
                 about: "seed 004 Fig. 2(a): a speculative cell collides with an arbitrated one and is lost; the next wins and waits in the RSQ",
                 build: || scenario::fig2(&scenario::FIG2A, 60, 8),
-                check: None,
+                check: Some(scenario::fig2a_outcome),
             },
             crate::Scenario {
                 name: "fig2b-duplicate",
                 about: "seed 004 Fig. 2(b): a grant arrives before the ACK and sends a cell twice; the duplicate is dropped",
                 build: || scenario::fig2(&scenario::FIG2B, 50, 8),
-                check: None,
+                check: Some(scenario::fig2b_outcome),
             },
             crate::Scenario {
                 name: "fig2c-wasted-grant",
                 about: "seed 004 Fig. 2(c): a speculative cell succeeds, its grant finds the VOQ empty",
                 build: || scenario::fig2(&scenario::FIG2C, 30, 8),
-                check: None,
+                check: Some(scenario::fig2c_outcome),
             },
             crate::Scenario {
                 name: "fig2d-spurious-grant",
                 about: "seed 004 Fig. 2(d): a later cell goes on the earlier cell's grant",
                 build: || scenario::fig2(&scenario::FIG2D, 40, scenario::FIG2D_B_RTX),
-                check: None,
+                check: Some(scenario::fig2d_outcome),
             },
             crate::Scenario {
                 name: "iterations-limit",
                 about: "configuration boundary: iSLIP iterations = 9 (one more than the 8 the RTL holds) is flagged and grants nothing",
                 build: scenario::iterations_limit,
-                check: None,
+                check: Some(scenario::flagged_grants_nothing),
             },
             crate::Scenario {
                 name: "stx-collisions",
                 about: "seed 004 R1-R8: STX vs arbitrated (R - 1 left) and STX vs STX (LFSR winners), N = 8, R = 2",
                 build: scenario::collisions,
-                check: None,
+                check: Some(scenario::collisions_resolved),
             },
         ]
     }
@@ -487,6 +487,215 @@ pub mod scenario {
             cycles,
             seed: 0xc011,
         }
+    }
+
+    /// What the arbiter's ports show in a Fig. 2 case, slot by slot (the
+    /// system's test of the same name tells the whole story; a slot is a
+    /// cycle here).
+    pub struct Fig2Outcome {
+        /// Every grant: (slot, input, output).
+        pub grants: &'static [(usize, usize, usize)],
+        /// Every ACK: (slot, input, sequence number echoed).
+        pub acks: &'static [(usize, usize, u16)],
+        /// Every speculative request that lost (no ACK): (slot, input).
+        pub lost: &'static [(usize, usize)],
+        /// Every arbitrated cell in the crossbar (a grant of slot `t - 8`):
+        /// (slot, output, input).
+        pub xbar: &'static [(usize, usize, usize)],
+    }
+
+    /// Fig. 2(a) at the arbiter: X and Y of input 1 win speculatively at
+    /// output 0 (slots 4, 5) and are granted; X's grant brings Y again, an
+    /// arbitrated cell at output 0 in slot 12, and Y's own grant reserves
+    /// slot 13; A (input 0, seq 0) speculates in slot 12, collides with it
+    /// (R = 1) and is lost; B (seq 1) wins in slot 14; A and B's grants
+    /// (12, 14) bring A's retransmission and an unused reservation in
+    /// slots 20 and 22.
+    pub const FIG2A_OUTCOME: Fig2Outcome = Fig2Outcome {
+        grants: &[(4, 1, 0), (5, 1, 0), (12, 0, 0), (14, 0, 0)],
+        acks: &[(4, 1, 0), (5, 1, 1), (14, 0, 1)],
+        lost: &[(12, 0)],
+        xbar: &[(12, 0, 1), (13, 0, 1), (20, 0, 0), (22, 0, 0)],
+    };
+    /// Fig. 2(b) at the arbiter: P and Q (input 0, output 1) win
+    /// speculatively (slots 4, 5) and are granted; A (output 0) is granted
+    /// in slot 12 and acknowledged only in slot 13 (its speculative copy
+    /// went a slot late, the link being busy): the grant came first, so A's
+    /// second copy is an arbitrated cell at output 0 in slot 20.
+    pub const FIG2B_OUTCOME: Fig2Outcome = Fig2Outcome {
+        grants: &[(4, 0, 1), (5, 0, 1), (12, 0, 0)],
+        acks: &[(4, 0, 0x4000), (5, 0, 0x4001), (13, 0, 0)],
+        lost: &[],
+        xbar: &[(12, 1, 0), (13, 1, 0), (20, 0, 0)],
+    };
+    /// Fig. 2(c) at the arbiter: A (input 0, output 1) wins speculatively
+    /// and is granted in slot 4; the grant's reservation at output 1 in
+    /// slot 12 is the wasted grant (A has gone).
+    pub const FIG2C_OUTCOME: Fig2Outcome = Fig2Outcome {
+        grants: &[(4, 0, 1)],
+        acks: &[(4, 0, 0x4000)],
+        lost: &[],
+        xbar: &[(12, 1, 0)],
+    };
+    /// Fig. 2(d) at the arbiter: A wins speculatively and is granted in
+    /// slot 4; B (same VOQ) only requests, granted in slot 11; A's grant
+    /// carries B to output 1 in slot 12 (spurious), B's own grant
+    /// reserves slot 19 (wasted).
+    pub const FIG2D_OUTCOME: Fig2Outcome = Fig2Outcome {
+        grants: &[(4, 0, 1), (11, 0, 1)],
+        acks: &[(4, 0, 0x4000)],
+        lost: &[],
+        xbar: &[(12, 1, 0), (19, 1, 0)],
+    };
+
+    /// Checks `outs` against `want`: the grants, ACKs, lost speculative
+    /// requests and arbitrated crossbar cells are exactly the listed ones.
+    pub fn fig2_outcome(
+        s: &Stimulus<Arbiter>,
+        outs: &[ArbiterOutputs],
+        want: &Fig2Outcome,
+    ) -> Result<(), String> {
+        let n = s.params.n;
+        let (mut grants, mut acks, mut lost, mut xbar) = (vec![], vec![], vec![], vec![]);
+        for (t, (c, o)) in s.cycles.iter().zip(outs).enumerate() {
+            let Cycle::Drive(i) = c else {
+                return Err(format!("a reset in slot {t}"));
+            };
+            for a in 0..n {
+                if o.gnt_valid_o[a] {
+                    grants.push((t, a, o.gnt_out_o[a] as usize));
+                }
+                if o.ack_valid_o[a] {
+                    acks.push((t, a, o.ack_seq_o[a]));
+                    crate::ensure_eq!(
+                        o.ack_seq_o[a],
+                        i.spec_seq_i[a],
+                        "slot {t}: input {a}'s ACK's sequence number"
+                    );
+                } else if i.spec_valid_i[a] {
+                    lost.push((t, a));
+                }
+            }
+            for j in 0..n {
+                if o.xb_arb_o[j] {
+                    xbar.push((t, j, o.xb_mask_o[j].trailing_zeros() as usize));
+                }
+            }
+        }
+        crate::ensure_eq!(grants, want.grants, "grants (slot, input, output)");
+        crate::ensure_eq!(acks, want.acks, "ACKs (slot, input, seq)");
+        crate::ensure_eq!(lost, want.lost, "lost speculative requests (slot, input)");
+        crate::ensure_eq!(
+            xbar,
+            want.xbar,
+            "arbitrated cells in the crossbar (slot, output, input)"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of Fig. 2(a): [`FIG2A_OUTCOME`].
+    pub fn fig2a_outcome(s: &Stimulus<Arbiter>, o: &[ArbiterOutputs]) -> Result<(), String> {
+        fig2_outcome(s, o, &FIG2A_OUTCOME)
+    }
+    /// Scenario check of Fig. 2(b): [`FIG2B_OUTCOME`].
+    pub fn fig2b_outcome(s: &Stimulus<Arbiter>, o: &[ArbiterOutputs]) -> Result<(), String> {
+        fig2_outcome(s, o, &FIG2B_OUTCOME)
+    }
+    /// Scenario check of Fig. 2(c): [`FIG2C_OUTCOME`].
+    pub fn fig2c_outcome(s: &Stimulus<Arbiter>, o: &[ArbiterOutputs]) -> Result<(), String> {
+        fig2_outcome(s, o, &FIG2C_OUTCOME)
+    }
+    /// Scenario check of Fig. 2(d): [`FIG2D_OUTCOME`].
+    pub fn fig2d_outcome(s: &Stimulus<Arbiter>, o: &[ArbiterOutputs]) -> Result<(), String> {
+        fig2_outcome(s, o, &FIG2D_OUTCOME)
+    }
+
+    /// Scenario check of [`iterations_limit`]: `cfg_err_o` in every slot;
+    /// no grant, no ACK, nothing in the crossbar, no pointer moved; the
+    /// requests are still counted (every VOQ has its `t / 4` or so: `t`
+    /// requests in all at the start of slot `t`, none saturated), and the
+    /// LFSR steps every slot.
+    pub fn flagged_grants_nothing(
+        s: &Stimulus<Arbiter>,
+        outs: &[ArbiterOutputs],
+    ) -> Result<(), String> {
+        for (t, o) in outs.iter().enumerate() {
+            crate::ensure!(o.cfg_err_o, "slot {t}: no cfg_err_o");
+            crate::ensure!(
+                !o.gnt_valid_o.iter().any(|&v| v)
+                    && !o.ack_valid_o.iter().any(|&v| v)
+                    && o.xb_mask_o.iter().all(|&m| m == 0)
+                    && o.gptr_o.iter().chain(&o.aptr_o).all(|&p| p == 0),
+                "slot {t}: a grant, an ACK, a crossbar connection or a pointer moved"
+            );
+            let total: u64 = o.voq_cnt_o.iter().map(|&c| c as u64).sum();
+            crate::ensure_eq!(
+                total,
+                (s.params.n * t) as u64,
+                "requests counted at the start of slot {t}"
+            );
+            crate::ensure!(
+                t == 0 || o.lfsr_o != outs[t - 1].lfsr_o,
+                "slot {t}: the LFSR did not step"
+            );
+        }
+        Ok(())
+    }
+
+    /// Scenario check of [`collisions`] (N = 8, R = 2, D = 3), slot by
+    /// slot: input 0 is granted output 0 every slot, and is output 0's
+    /// arbitrated cell from slot 3 on; at output 0 (inputs 1..3) 2 of the
+    /// 3 speculative cells win before slot 3 and R - 1 = 1 after; at output
+    /// 1 (inputs 4..6) 2 of 3 win; input 7, alone at output 2, always wins;
+    /// the winners are the spec's cyclic window of `cap` requesters from
+    /// `m = (r_j k) >> 16`, `r_j = lfsr[15:0] ^ (j x 0x9E37)` (the
+    /// slot's `lfsr_o`); every ACK echoes its sequence number; each
+    /// output's receive mask is its arbitrated input and its winners.
+    pub fn collisions_resolved(
+        s: &Stimulus<Arbiter>,
+        outs: &[ArbiterOutputs],
+    ) -> Result<(), String> {
+        let groups: [(usize, &[usize]); 3] = [(0, &[1, 2, 3]), (1, &[4, 5, 6]), (2, &[7])];
+        for (t, (c, o)) in s.cycles.iter().zip(outs).enumerate() {
+            let Cycle::Drive(i) = c else {
+                return Err(format!("a reset in slot {t}"));
+            };
+            crate::ensure!(
+                o.gnt_valid_o[0] && o.gnt_out_o[0] == 0,
+                "slot {t}: input 0 not granted output 0"
+            );
+            for &(j, req) in &groups {
+                let arb = o.xb_arb_o[j];
+                crate::ensure_eq!(
+                    arb,
+                    j == 0 && t >= 3,
+                    "slot {t}: output {j} holds an arbitrated cell"
+                );
+                let cap = if arb { 1 } else { 2 }.min(req.len());
+                let k = req.len();
+                let r = (o.lfsr_o as u16) ^ ((j as u32 * model::arbiter::OUT_HASH) as u16);
+                let m = (r as usize * k) >> 16;
+                let winners: Vec<usize> = if k <= cap {
+                    req.to_vec()
+                } else {
+                    let mut w: Vec<usize> = (0..cap).map(|x| req[(m + x) % k]).collect();
+                    w.sort();
+                    w
+                };
+                let got: Vec<usize> = req.iter().copied().filter(|&a| o.ack_valid_o[a]).collect();
+                crate::ensure_eq!(got, winners, "slot {t}: the winners at output {j}");
+                for &a in &got {
+                    crate::ensure_eq!(
+                        o.ack_seq_o[a],
+                        i.spec_seq_i[a],
+                        "slot {t}: input {a}'s ACK's sequence number"
+                    );
+                }
+                let mask = got.iter().fold(u64::from(arb), |m, &a| m | 1 << a);
+                crate::ensure_eq!(o.xb_mask_o[j], mask, "slot {t}: output {j}'s receive mask");
+            }
+        }
+        Ok(())
     }
 }
 

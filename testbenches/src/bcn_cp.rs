@@ -503,14 +503,14 @@ impl Bench for BcnCp {
                 about: "seed 003 step 1: sources collide on one queue, it crosses Qeq, sampled frames \
                         (Pm = 1/1024 x 1024 here: every frame) send negative-feedback messages back to their SA",
                 build: scenario::congestion_builds,
-                check: None,
+                check: Some(scenario::negative_to_sources),
             },
             crate::Scenario {
                 name: "tagged-settling",
                 about: "seed 003 step 3: every sampled rate-limited (tagged) frame elicits a message, \
                         also with Fb >= 0; the CP strips the tags on departure",
                 build: scenario::tagged_settling,
-                check: None,
+                check: Some(scenario::tagged_answered),
             },
             crate::Scenario {
                 name: "several-points",
@@ -518,20 +518,20 @@ impl Bench for BcnCp {
                         one tagged by another point only when Fb < 0; BCN frames are never sampled; \
                         only this point's tags are stripped",
                 build: scenario::several_points,
-                check: None,
+                check: Some(scenario::own_tags_only),
             },
             crate::Scenario {
                 name: "pending-and-drop",
                 about: "a message decided while a frame is on the wire waits in the pending slot; \
                         a third one is dropped and counted",
                 build: scenario::pending_and_drop,
-                check: None,
+                check: Some(scenario::pending_then_drop),
             },
             crate::Scenario {
                 name: "pm-one-percent",
                 about: "seed 003 step 1: Pm ~ 1/100 (cfg_pm_i = 10, 10/1024): about 1 in 100 arrivals is sampled",
                 build: scenario::pm_one_percent,
-                check: None,
+                check: Some(scenario::about_one_percent),
             },
             crate::Scenario {
                 name: "closed-loop",
@@ -539,7 +539,7 @@ impl Bench for BcnCp {
                         (golden models) that hear this point after 250 cycles; the burst's peak \
                         follows the sampling model (docs/bcn.md)",
                 build: scenario::closed_loop,
-                check: None,
+                check: Some(scenario::peak_as_modelled),
             },
         ]
     }
@@ -548,6 +548,7 @@ impl Bench for BcnCp {
 /// Directed scenarios from seed 003.
 pub mod scenario {
     use super::*;
+    use model::bcn_cp::parse_frame;
 
     /// The default configuration of the default variant with every arrival
     /// sampled (`cfg_pm_i` = 1024) and Qeq = `qeq` bytes on every queue.
@@ -796,6 +797,290 @@ pub mod scenario {
             l.cp_inputs.take().unwrap_or_default(),
             0xbc6,
         )
+    }
+
+    /// The frames the outputs transmit, with the cycle of their first beat.
+    pub fn frames_on(outs: &[BcnCpOutputs]) -> Vec<(u64, Vec<u8>)> {
+        let mut a = FrameAssembler::default();
+        outs.iter()
+            .enumerate()
+            .filter_map(|(t, o)| a.push(t as u64, Some(o)))
+            .collect()
+    }
+
+    /// The inputs of cycle `t` (the scenarios have no reset).
+    fn inputs(s: &Stimulus<BcnCp>, t: usize) -> Result<&BcnCpInputs, String> {
+        match &s.cycles[t] {
+            Cycle::Drive(i) => Ok(i),
+            Cycle::Reset => Err(format!("a reset in cycle {t}")),
+        }
+    }
+
+    /// Scenario check of [`congestion_builds`]: every arrival sampled;
+    /// no message while the queue is below Qeq = 26,000 B; the first in
+    /// cycles 20..=40 (the queue grows 750 B a cycle), then every message
+    /// a negative feedback (no tag), to each of the four sources; more than
+    /// 10 frames, each a BCN frame (PCP 7, the BCN EtherType, Fb < 0) to
+    /// one of the stations.
+    pub fn negative_to_sources(s: &Stimulus<BcnCp>, outs: &[BcnCpOutputs]) -> Result<(), String> {
+        let mut first = None;
+        let mut sources = std::collections::BTreeSet::new();
+        for (t, o) in outs.iter().enumerate() {
+            crate::ensure_eq!(
+                o.sample_o,
+                inputs(s, t)?.arr_valid_i,
+                "sampled in cycle {t}"
+            );
+            if o.msg_valid_o {
+                first.get_or_insert(t);
+                crate::ensure!(
+                    o.msg_fb_o.value() < 0 && !o.msg_rlt_o,
+                    "cycle {t}: a message with Fb {} (tag {})",
+                    o.msg_fb_o.value(),
+                    o.msg_rlt_o
+                );
+                sources.insert(o.msg_sa_o);
+            }
+            crate::ensure!(
+                first.is_some() || !o.sample_o || o.q_o[2] < 26_000,
+                "cycle {t}: queue at {} B, above Qeq, without a message",
+                o.q_o[2]
+            );
+        }
+        let first = first.ok_or("no message")?;
+        crate::ensure!((20..=40).contains(&first), "first message in cycle {first}");
+        crate::ensure_eq!(sources.len(), 4, "sources told");
+        let frames = frames_on(outs);
+        crate::ensure!(frames.len() > 10, "{} frames", frames.len());
+        for (t, f) in &frames {
+            let (m, pcp, etype) = parse_frame(f).ok_or(format!("frame at {t}: not a BCN frame"))?;
+            crate::ensure!(
+                STATIONS.contains(&m.sa)
+                    && pcp == 7
+                    && etype == model::bcn_cp::BCN_ETHERTYPE
+                    && model::bcn_cp::feedback(m.qoff, m.qdelta, s.config.cfg_w_i) < 0,
+                "frame at {t}: {m:?}, PCP {pcp}, EtherType {etype:#x}"
+            );
+        }
+        Ok(())
+    }
+
+    /// Scenario check of [`tagged_settling`]: every arrival sampled with
+    /// Fb >= 0 (the queue stays below Qeq), a message exactly for the 100
+    /// tagged ones (tag id 0x42), a strip exactly for the 90 tagged
+    /// departures, the counters reading 90 strips and 100 messages; frames
+    /// sent and messages dropped (a message every other cycle, eight beats
+    /// a frame) add up to 100; every frame echoes the tag (0x22E9, this
+    /// point's CPID, id 0x42) and the IPv4 EtherType.
+    pub fn tagged_answered(s: &Stimulus<BcnCp>, outs: &[BcnCpOutputs]) -> Result<(), String> {
+        let (mut tagged, mut msgs, mut strips) = (0, 0, 0);
+        for (t, o) in outs.iter().enumerate() {
+            let i = inputs(s, t)?;
+            if i.arr_valid_i {
+                crate::ensure!(
+                    o.sample_o && o.msg_fb_o.value() >= 0 && o.msg_valid_o == i.arr_rlt_i,
+                    "cycle {t}: sampled {}, Fb {}, message {} for a frame tagged {}",
+                    o.sample_o,
+                    o.msg_fb_o.value(),
+                    o.msg_valid_o,
+                    i.arr_rlt_i
+                );
+                tagged += i.arr_rlt_i as u32;
+            }
+            msgs += o.msg_valid_o as u32;
+            crate::ensure!(
+                !o.msg_valid_o || o.msg_rlt_id_o == 0x42,
+                "cycle {t}: tag id {:#x}",
+                o.msg_rlt_id_o
+            );
+            crate::ensure_eq!(
+                o.dep_strip_o,
+                i.dep_valid_i && i.dep_rlt_i,
+                "strip in cycle {t}"
+            );
+            strips += o.dep_strip_o as u32;
+        }
+        crate::ensure_eq!(
+            (tagged, msgs, strips),
+            (100, 100, 90),
+            "(tagged, messages, strips)"
+        );
+        let last = outs.last().ok_or("no cycles")?;
+        crate::ensure_eq!(
+            (last.strips_o, last.msgs_o),
+            (90, 100),
+            "counters (strips, messages)"
+        );
+        let frames = frames_on(outs);
+        crate::ensure_eq!(
+            frames.len() as u32 + last.msg_drops_o,
+            100,
+            "frames + dropped messages"
+        );
+        let cpid = own_cpid(5).to_be_bytes();
+        for (t, f) in &frames {
+            let (m, _, _) = parse_frame(f).ok_or(format!("frame at {t}: not a BCN frame"))?;
+            crate::ensure!(
+                m.rlt && m.rlt_id == 0x42 && m.rlt_cpid == own_cpid(5),
+                "frame at {t}: {m:?}"
+            );
+            crate::ensure_eq!(
+                &f[44..52],
+                &[0x22, 0xe9, cpid[0], cpid[1], 0x00, 0x42, 0x08, 0x00],
+                "frame at {t}: the echoed tag and EtherType"
+            );
+        }
+        Ok(())
+    }
+
+    /// Scenario check of [`several_points`]: the fill (cycles < 20) sampled
+    /// without a message; then this point's tags answered every time (70),
+    /// another point's never below Qeq (50, Fb >= 0) and after it only with
+    /// Fb < 0 naming that point (at least 10), untagged frames exactly when
+    /// Fb < 0, BCN frames never sampled (70); departures stripped exactly
+    /// when they carry this point's tag (100 kept, 100 stripped).
+    pub fn own_tags_only(s: &Stimulus<BcnCp>, outs: &[BcnCpOutputs]) -> Result<(), String> {
+        let (mut own, mut other_silent, mut other_neg, mut bcn, mut kept) = (0, 0, 0, 0, 0);
+        for (t, o) in outs.iter().enumerate() {
+            let i = inputs(s, t)?;
+            let fb = o.msg_fb_o.value();
+            if i.arr_valid_i && t < 20 {
+                crate::ensure!(
+                    o.sample_o && !o.msg_valid_o,
+                    "cycle {t} (fill): sampled {}, message {}",
+                    o.sample_o,
+                    o.msg_valid_o
+                );
+            } else if i.arr_valid_i {
+                let below = t < 220;
+                let ok = match several_points_kind(t) {
+                    0 => {
+                        own += 1;
+                        o.sample_o && o.msg_valid_o && o.msg_rlt_own_o
+                    }
+                    1 if below => {
+                        other_silent += 1;
+                        o.sample_o && !o.msg_valid_o && fb >= 0
+                    }
+                    1 => {
+                        other_neg += usize::from(o.msg_valid_o);
+                        !o.msg_valid_o
+                            || (fb < 0 && !o.msg_rlt_own_o && o.msg_rlt_cpid_o == OTHER_CPID)
+                    }
+                    3 => {
+                        bcn += 1;
+                        !o.sample_o && !o.msg_valid_o
+                    }
+                    _ => o.msg_valid_o == (fb < 0),
+                };
+                crate::ensure!(
+                    ok,
+                    "cycle {t} (arrival kind {}): sampled {}, message {}, Fb {fb}, own {}, CPID {:#x}",
+                    several_points_kind(t),
+                    o.sample_o,
+                    o.msg_valid_o,
+                    o.msg_rlt_own_o,
+                    o.msg_rlt_cpid_o
+                );
+            }
+            if i.dep_valid_i {
+                crate::ensure_eq!(
+                    o.dep_strip_o,
+                    i.dep_rlt_cpid_i != OTHER_CPID,
+                    "strip in cycle {t}"
+                );
+                kept += usize::from(!o.dep_strip_o);
+            }
+        }
+        crate::ensure_eq!(
+            (own, other_silent, bcn, kept),
+            (70, 50, 70, 100),
+            "(own answered, other silent, BCN, kept)"
+        );
+        crate::ensure!(
+            other_neg >= 10,
+            "{other_neg} negative messages for another point's tags"
+        );
+        crate::ensure_eq!(
+            outs.last().ok_or("no cycles")?.strips_o,
+            100,
+            "strips counted"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`pending_and_drop`]: messages in cycles 0, 1 and
+    /// 2; the first frame starts in cycle 1; the third message is dropped
+    /// (counted in cycle 3); a message on the first frame's last beat
+    /// (cycle 8); the frames go to the stations of messages 0, 1 (back to
+    /// back) and 3, at cycles 1, 9 and 17, the last naming queue 1.
+    pub fn pending_then_drop(_: &Stimulus<BcnCp>, outs: &[BcnCpOutputs]) -> Result<(), String> {
+        let o = |t: usize| &outs[t];
+        crate::ensure!(
+            o(0).msg_valid_o && o(1).msg_valid_o && o(2).msg_valid_o,
+            "no message in each of cycles 0..3"
+        );
+        crate::ensure!(o(1).tx_valid_o, "the first frame does not start in cycle 1");
+        crate::ensure_eq!(o(3).msg_drops_o, 1, "messages dropped at cycle 3");
+        crate::ensure!(
+            o(8).tx_last_o && o(8).msg_valid_o,
+            "no message on the last beat (cycle 8)"
+        );
+        let frames = frames_on(outs);
+        let got: Vec<(u64, u64)> = frames
+            .iter()
+            .map(|(t, f)| (*t, parse_frame(f).map_or(0, |m| m.0.sa)))
+            .collect();
+        crate::ensure_eq!(
+            got,
+            vec![(1, STATIONS[0]), (9, STATIONS[1]), (17, STATIONS[1])],
+            "frames (cycle, DA)"
+        );
+        crate::ensure_eq!(
+            parse_frame(&frames[2].1).map(|m| m.0.cpid & 7),
+            Some(1),
+            "the third frame's queue"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`pm_one_percent`]: of the 20,000 arrivals, the
+    /// LFSR samples 20,000 x 10 / 1024 = 195, within 15 %.
+    pub fn about_one_percent(_: &Stimulus<BcnCp>, outs: &[BcnCpOutputs]) -> Result<(), String> {
+        let n = outs.iter().filter(|o| o.sample_o).count();
+        let expect = 20_000.0 * 10.0 / 1024.0;
+        crate::ensure!(
+            (n as f64 - expect).abs() < 0.15 * expect,
+            "{n} samples, expected about {expect:.0}"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`closed_loop`]: the queue's peak is the mean-field
+    /// model's (`studies::bcn_metrics::burst_peak`: four sources at 8
+    /// B/cycle, 4 B/cycle drained, 1500 B frames, Pm = 1, delay 250, Qeq
+    /// 26,000 B, W = 2) within 15 %, the test `burst_buffer_follows_the_
+    /// sampling_model` asserts on the whole loop; every message has Fb < 0
+    /// until the peak (the sources are only slowed down).
+    pub fn peak_as_modelled(_: &Stimulus<BcnCp>, outs: &[BcnCpOutputs]) -> Result<(), String> {
+        let (tp, peak) = outs
+            .iter()
+            .enumerate()
+            .map(|(t, o)| (t, o.q_o.iter().copied().max().unwrap_or(0)))
+            .max_by_key(|x| (x.1, std::cmp::Reverse(x.0)))
+            .ok_or("no cycles")?;
+        let want = studies::bcn_metrics::burst_peak(4, 8.0, 4.0, 1500.0, 1.0, 250, 26_000.0, 2.0);
+        crate::ensure!(
+            (peak as f64 - want).abs() <= 0.15 * want,
+            "peak {peak} B at cycle {tp}, model {want:.0} B"
+        );
+        if let Some(t) = (0..tp).find(|&t| outs[t].msg_valid_o && outs[t].msg_fb_o.value() >= 0) {
+            return Err(format!(
+                "cycle {t}: Fb {} >= 0 before the peak",
+                outs[t].msg_fb_o.value()
+            ));
+        }
+        Ok(())
     }
 }
 

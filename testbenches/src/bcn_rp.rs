@@ -270,20 +270,20 @@ impl Bench for BcnRp {
                     "seed 003 step 2: the first negative BCN installs a limiter; its frames are \
                         tagged, others bypass",
                 build: || s::install().0,
-                check: None,
+                check: Some(s::installed),
             },
             crate::Scenario {
                 name: "decrease",
                 about: "seed 003 step 2: each negative BCN multiplies the rate by (1 - Gd |Fb|)",
                 build: || s::decrease().0,
-                check: None,
+                check: Some(s::decreased),
             },
             crate::Scenario {
                 name: "settle",
                 about: "seed 003 steps 3-4: a congestion point in the loop; the rate settles near \
                         the bottleneck's",
                 build: || s::settle().0,
-                check: None,
+                check: Some(s::settled),
             },
             crate::Scenario {
                 name: "increase-removal",
@@ -291,20 +291,20 @@ impl Bench for BcnRp {
                     "seed 003 steps 3, 5: positive BCNs raise the rate by Gi Fb Ru; at the line \
                         rate the limiter is removed",
                 build: || s::increase_removal().0,
-                check: None,
+                check: Some(s::raised_then_removed),
             },
             crate::Scenario {
                 name: "idle-removal",
                 about: "seed 003 step 5: the flow ends, the limiter is removed after the idle time",
                 build: || s::idle_removal().0,
-                check: None,
+                check: Some(s::removed_when_idle),
             },
             crate::Scenario {
                 name: "fallback",
                 about: "seed 003 RP: more congestion points than limiters: fall back to the \
                         priority, then to the link",
                 build: || s::fallback().0,
-                check: None,
+                check: Some(s::fell_back),
             },
             crate::Scenario {
                 name: "two-points",
@@ -312,14 +312,14 @@ impl Bench for BcnRp {
                     "two congestion points: a limiter answers to the point that last decreased it; \
                         only that point raises it, and its tags name it",
                 build: || s::two_points().0,
-                check: None,
+                check: Some(s::answers_to_last_point),
             },
             crate::Scenario {
                 name: "restart",
                 about: "seed 003 step 5: a flow restarts with its limiter still in place: tagged \
                         frames, positive BCNs, faster removal",
                 build: || s::restart().0,
-                check: None,
+                check: Some(s::restarted_and_removed),
             },
         ]
     }
@@ -640,5 +640,261 @@ pub mod scenario {
             (o.out_valid_o && o.out_tag_valid_o).then(|| msg(A, 64))
         });
         (s.stimulus(0x2e5), s)
+    }
+
+    fn act(o: &BcnRpOutputs) -> Act {
+        Act::from_code(o.msg_act_o)
+    }
+
+    /// Scenario check of [`install`]: the message at cycle 100 installs
+    /// the limiter (the only action of the run) at 8 x (1 - 1/4) = 6
+    /// B/cycle exactly; nothing is tagged before, every one of A's frames
+    /// after (more than 20), none of B's (more than 10); A leaves at 6
+    /// B/cycle (within 0.3).
+    pub fn installed(_: &Stimulus<BcnRp>, o: &[BcnRpOutputs]) -> Result<(), String> {
+        let t = first_act(o, Act::Install).ok_or("no limiter installed")?;
+        crate::ensure_eq!(t, 100, "the install's cycle");
+        crate::ensure_eq!(
+            o[t + 1].lim_rate_o[0],
+            6 << FW,
+            "the rate after the install"
+        );
+        crate::ensure!(
+            o[t + 1].lim_valid_o[0],
+            "no valid limiter after the install"
+        );
+        crate::ensure_eq!(sent(o, A, 0, t + 1).1, 0, "A's tagged frames before");
+        let (bytes_a, tagged_a, frames_a) = sent(o, A, t + 1, o.len());
+        crate::ensure!(
+            frames_a > 20 && tagged_a == frames_a,
+            "A after the install: {tagged_a} of {frames_a} frames tagged"
+        );
+        let (_, tagged_b, frames_b) = sent(o, B, 0, o.len());
+        crate::ensure!(
+            frames_b > 10 && tagged_b == 0,
+            "B (bypasses): {tagged_b} of {frames_b} frames tagged"
+        );
+        let rate = bytes_a as f64 / (o.len() - t - 1) as f64;
+        crate::ensure!((rate - 6.0).abs() < 0.3, "A at {rate} B/cycle, expected 6");
+        let acts = o.iter().filter(|o| act(o) != Act::None).count();
+        crate::ensure_eq!(acts, 1, "actions in the run");
+        Ok(())
+    }
+
+    /// Scenario check of [`decrease`]: message `n` (cycle 50 + 50 n) sets
+    /// the rate to the previous one x (1 - 1/8), floored (the first one
+    /// installs, the others decrease); after the last one A sends at that
+    /// rate (8 x (7/8)^5 = 4.1 B/cycle, within 0.7).
+    pub fn decreased(_: &Stimulus<BcnRp>, o: &[BcnRpOutputs]) -> Result<(), String> {
+        let mut want = 8u64 << FW;
+        for n in 0..5 {
+            let t = 50 + 50 * n;
+            want -= (want * 16) >> 7;
+            crate::ensure_eq!(
+                o[t + 1].lim_rate_o[0] as u64,
+                want,
+                "rate after message {n}"
+            );
+            let a = if n == 0 { Act::Install } else { Act::Decrease };
+            crate::ensure_eq!(act(&o[t]), a, "action of message {n}");
+        }
+        let r = sent(o, A, 300, 400).0 as f64 / 100.0;
+        crate::ensure!(
+            (r - want as f64 / 65536.0).abs() < 0.7,
+            "A at {r} B/cycle after the last message"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`settle`]: installs, decreases and increases
+    /// happen; over the second half A's frames are all tagged, its
+    /// throughput is the bottleneck's 2 B/cycle within 25 % and the mean
+    /// limiter rate is 2 B/cycle within 0.6.
+    pub fn settled(_: &Stimulus<BcnRp>, o: &[BcnRpOutputs]) -> Result<(), String> {
+        for a in [Act::Install, Act::Decrease, Act::Increase] {
+            crate::ensure!(first_act(o, a).is_some(), "no {a:?}");
+        }
+        let n = o.len();
+        let (bytes, tagged, frames) = sent(o, A, n / 2, n);
+        let r = bytes as f64 / (n / 2) as f64;
+        crate::ensure!((r - 2.0).abs() < 0.5, "settled at {r} B/cycle, expected 2");
+        crate::ensure_eq!(tagged, frames, "tagged frames of the second half");
+        let mean_rate: f64 = o[n / 2..]
+            .iter()
+            .map(|o| o.lim_rate_o[0] as f64 / 65536.0)
+            .sum::<f64>()
+            / (n / 2) as f64;
+        crate::ensure!(
+            (mean_rate - 2.0).abs() < 0.6,
+            "mean rate {mean_rate}, expected 2"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`increase_removal`]: Fb = -64 halves the rate to
+    /// 4 B/cycle; the positive messages at 100 and 140 increase it, each by
+    /// 2 B/cycle (6 after the first); at the line rate the limiter is
+    /// removed (not before 140), and A bypasses it afterwards (more than 10
+    /// frames, none tagged, no limiter installed again).
+    pub fn raised_then_removed(_: &Stimulus<BcnRp>, o: &[BcnRpOutputs]) -> Result<(), String> {
+        crate::ensure_eq!(o[21].lim_rate_o[0], 4 << FW, "rate after Fb = -64");
+        crate::ensure_eq!(act(&o[100]), Act::Increase, "action at 100");
+        crate::ensure_eq!(
+            o[101].lim_rate_o[0],
+            6 << FW,
+            "rate after the first increase"
+        );
+        crate::ensure_eq!(act(&o[140]), Act::Increase, "action at 140");
+        let rm = o
+            .iter()
+            .position(|o| o.rm_line_o[0])
+            .ok_or("not removed at the line rate")?;
+        crate::ensure!(
+            rm >= 140,
+            "removed at {rm}, before the rate reached the line"
+        );
+        crate::ensure!(
+            !o[rm + 1].lim_valid_o[0] && o[rm + 1].lim_rate_o[0] == 0,
+            "a limiter after its removal at {rm}"
+        );
+        crate::ensure!(
+            o[rm + 1..].iter().all(|o| !o.lim_valid_o[0]),
+            "a limiter installed again after the removal"
+        );
+        let (_, tagged, frames) = sent(o, A, rm + 1, o.len());
+        crate::ensure!(
+            frames > 10 && tagged == 0,
+            "A after the removal: {tagged} of {frames} frames tagged"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`idle_removal`]: the limiter is removed exactly
+    /// 200 cycles (the idle time) after A's last (tagged) frame left.
+    pub fn removed_when_idle(_: &Stimulus<BcnRp>, o: &[BcnRpOutputs]) -> Result<(), String> {
+        let last_rel = o
+            .iter()
+            .rposition(|o| o.out_tag_valid_o)
+            .ok_or("no tagged frame")?;
+        let rm = o
+            .iter()
+            .position(|o| o.rm_idle_o[0])
+            .ok_or("not removed idle")?;
+        crate::ensure_eq!(
+            rm,
+            last_rel + 200,
+            "the removal's cycle (last release {last_rel})"
+        );
+        crate::ensure!(
+            o[rm].lim_valid_o[0] && !o[rm + 1].lim_valid_o[0],
+            "the limiter is not valid up to its removal at {rm} and gone after"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`fallback`] (one limiter): A's message installs
+    /// it (cycle 10), C's coarsens it to priority 3 (200), D's to the link
+    /// (400), each a decrease of the rate (8 x (1 - 1/16)^3 at the end);
+    /// the tagged frames follow: only A's before 200, C's from 200, D's
+    /// from 400.
+    pub fn fell_back(_: &Stimulus<BcnRp>, o: &[BcnRpOutputs]) -> Result<(), String> {
+        use model::bcn_rp::{LEVEL_LINK, LEVEL_PRIO};
+        crate::ensure_eq!(act(&o[10]), Act::Install, "action at 10");
+        crate::ensure_eq!(act(&o[200]), Act::FallbackPrio, "action at 200");
+        crate::ensure_eq!(o[201].lim_level_o[0], LEVEL_PRIO, "level after 200");
+        crate::ensure_eq!(act(&o[400]), Act::FallbackLink, "action at 400");
+        crate::ensure_eq!(o[401].lim_level_o[0], LEVEL_LINK, "level after 400");
+        let c: Flow = (0x0200_0000_000c, 3);
+        let d: Flow = (0x0200_0000_000d, 5);
+        let tag = |f, a, b| sent(o, f, a, b).1;
+        crate::ensure!(
+            tag(A, 20, 200) > 0 && tag(c, 20, 200) == 0 && tag(d, 20, 200) == 0,
+            "tagged in 20..200 (A, C, D): {}, {}, {}",
+            tag(A, 20, 200),
+            tag(c, 20, 200),
+            tag(d, 20, 200)
+        );
+        crate::ensure!(
+            tag(c, 210, 400) > 0 && tag(d, 210, 400) == 0,
+            "tagged in 210..400 (C, D): {}, {}",
+            tag(c, 210, 400),
+            tag(d, 210, 400)
+        );
+        crate::ensure!(tag(d, 410, 600) > 0, "none of D's frames tagged after 400");
+        let mut want = 8u64 << FW;
+        for _ in 0..3 {
+            want -= (want * 8) >> 7;
+        }
+        crate::ensure_eq!(o[401].lim_rate_o[0] as u64, want, "rate after 400");
+        Ok(())
+    }
+
+    /// Scenario check of [`two_points`]: point 1 installs (CPID 1); point
+    /// 2's positive message (100) is ignored; its negative one (200)
+    /// decreases the rate and takes the limiter (CPID 2); point 1's
+    /// positive message (300) is then ignored, point 2's (400) raises the
+    /// rate; A's tags name point 1 in 11..201 and point 2 in 201..500.
+    pub fn answers_to_last_point(_: &Stimulus<BcnRp>, o: &[BcnRpOutputs]) -> Result<(), String> {
+        let rate = |t: usize| o[t].lim_rate_o[0];
+        let cpid = |t: usize| o[t].lim_cpid_o[0];
+        crate::ensure_eq!(act(&o[10]), Act::Install, "action at 10");
+        crate::ensure_eq!(cpid(11), 1, "CPID after 10");
+        crate::ensure_eq!(act(&o[100]), Act::Ignore, "action at 100");
+        crate::ensure_eq!(
+            (rate(101), cpid(101)),
+            (rate(100), 1),
+            "(rate, CPID) after 100"
+        );
+        crate::ensure_eq!(act(&o[200]), Act::Decrease, "action at 200");
+        crate::ensure!(
+            rate(201) < rate(200) && cpid(201) == 2,
+            "after 200: rate {} (before {}), CPID {}",
+            rate(201),
+            rate(200),
+            cpid(201)
+        );
+        crate::ensure_eq!(act(&o[300]), Act::Ignore, "action at 300");
+        crate::ensure_eq!(rate(301), rate(300), "rate after 300");
+        crate::ensure_eq!(act(&o[400]), Act::Increase, "action at 400");
+        crate::ensure!(rate(401) > rate(400), "rate not raised at 400");
+        let tags = |a: usize, b: usize| -> Vec<u16> {
+            let mut v: Vec<u16> = o[a..b]
+                .iter()
+                .filter(|x| x.out_tag_valid_o)
+                .map(|x| x.out_tag_cpid_o)
+                .collect();
+            v.dedup();
+            v
+        };
+        crate::ensure_eq!(tags(11, 201), vec![1], "tag CPIDs in 11..201");
+        crate::ensure_eq!(tags(201, 500), vec![2], "tag CPIDs in 201..500");
+        Ok(())
+    }
+
+    /// Scenario check of [`restart`]: the limiter is still in place at the
+    /// restart (cycle 250); A's first frame after it is tagged; from then
+    /// on only increases until the limiter is removed at the line rate.
+    pub fn restarted_and_removed(_: &Stimulus<BcnRp>, o: &[BcnRpOutputs]) -> Result<(), String> {
+        let restart = 250;
+        crate::ensure!(o[restart].lim_valid_o[0], "no limiter at the restart");
+        let first = (restart..o.len())
+            .find(|&t| o[t].out_valid_o && o[t].out_da_o == A.0)
+            .ok_or("A sends nothing after the restart")?;
+        crate::ensure!(
+            o[first].out_tag_valid_o,
+            "A's first frame after the restart ({first}) untagged"
+        );
+        let rm = o
+            .iter()
+            .position(|o| o.rm_line_o[0])
+            .ok_or("not removed at the line rate")?;
+        crate::ensure!(rm > restart, "removed at {rm}, before the restart");
+        if let Some(t) = (restart..rm).find(|&t| !matches!(act(&o[t]), Act::None | Act::Increase)) {
+            return Err(format!(
+                "action {:?} at {t}, between the restart and the removal",
+                act(&o[t])
+            ));
+        }
+        Ok(())
     }
 }

@@ -765,31 +765,31 @@ impl Bench for Credit {
                 name: "bdp-toy",
                 about: "seed 000 toy example: RTT 6, a buffer of 6 cells (one BDP) keeps the link busy; congested at 300..330, never overflows",
                 build: || scenario::toy(6).0,
-                check: None,
+                check: Some(scenario::toy_full_rate),
             },
             crate::Scenario {
                 name: "bdp-toy-short",
                 about: "seed 000 toy example with 5 cells (BDP - 1): the link runs at 5/6",
                 build: || scenario::toy(5).0,
-                check: None,
+                check: Some(scenario::toy_five_sixths),
             },
             crate::Scenario {
                 name: "fairness-slice",
                 about: "seed 000: three ingress ports, two slices, slice-level allocation: 25% / 25% / 50%",
                 build: || scenario::fairness_stimulus(true).0,
-                check: None,
+                check: Some(scenario::slice_shares),
             },
             crate::Scenario {
                 name: "limits",
                 about: "every counter at its limit on the default variant: balance and outstanding exactly at their bounds (no error), then saturated (error); occupancy saturated; departure larger than the occupancy",
                 build: scenario::limits,
-                check: None,
+                check: Some(scenario::limits_outcome),
             },
             crate::Scenario {
                 name: "fairness-port",
                 about: "seed 000: the same with port-level allocation: one third each",
                 build: || scenario::fairness_stimulus(false).0,
-                check: None,
+                check: Some(scenario::port_shares),
             },
         ]
     }

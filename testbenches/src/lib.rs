@@ -49,9 +49,33 @@ pub struct Scenario<B: Block> {
     /// Builds the stimulus.
     pub build: fn() -> Stimulus<B>,
     /// The outcome the scenario documents, checked on the outputs of every
-    /// cycle of the co-simulated run (the RTL's; `None`: what it shows is
-    /// checked on the model in the block's own tests).
+    /// cycle of the co-simulated run (the RTL's). Every scenario has one (the
+    /// scenarios test refuses `None`): a scenario states an outcome.
     pub check: Option<ScenarioCheck<B>>,
+}
+
+/// In a [`ScenarioCheck`]: return `Err` with the formatted message unless
+/// `cond` holds.
+#[macro_export]
+macro_rules! ensure {
+    ($cond:expr, $($fmt:tt)+) => {
+        let holds: bool = $cond;
+        if !holds {
+            return Err(format!($($fmt)+));
+        }
+    };
+}
+
+/// In a [`ScenarioCheck`]: return `Err` naming what was checked, the value
+/// seen and the one documented, unless they are equal.
+#[macro_export]
+macro_rules! ensure_eq {
+    ($got:expr, $want:expr, $($fmt:tt)+) => {{
+        let (got, want) = (&$got, &$want);
+        if got != want {
+            return Err(format!("{}: {:?}, expected {:?}", format!($($fmt)+), got, want));
+        }
+    }};
 }
 
 /// Checks a scenario's documented outcome on its stimulus and the outputs of

@@ -678,7 +678,7 @@ impl Bench for Pfc {
                 name: "refresh",
                 about: "seeds 000/001: a priority held OFF: one XOFF, a refresh before the peer's timer runs out, one RESUME; one-cycle glitches send nothing",
                 build: directed::refresh,
-                check: None,
+                check: Some(directed::refresh_outcome),
             },
             crate::Scenario {
                 name: "shared-frame",
@@ -690,13 +690,13 @@ impl Bench for Pfc {
                 name: "refresh-zero",
                 about: "illegal configuration (refresh point 0): the block runs as specified, refreshing only once the peer's timer has expired",
                 build: directed::refresh_zero,
-                check: None,
+                check: Some(directed::refresh_zero_outcome),
             },
             crate::Scenario {
                 name: "receive",
                 about: "receive side: pause, overwrite, disabled priority, every malformed kind ignored and counted, cancel with quanta 0",
                 build: || directed::receive().0,
-                check: None,
+                check: Some(directed::receive_outcome),
             },
         ]
     }

@@ -353,35 +353,35 @@ impl Bench for RecnPort {
                 about: "seed 002 sec. 2.1/4: a downstream notification allocates a SAQ for the \
                         hot flow and removes the HOL blocking of the cold flow",
                 build: || s::hotspot().0,
-                check: None,
+                check: Some(s::hol_removed),
             },
             crate::Scenario {
                 name: "cam-full",
                 about: "seed 002 sec. 4: more congested points than SAQs in VC1: drops counted; \
                         VC0 still allocates",
                 build: || s::cam_full().0,
-                check: None,
+                check: Some(s::drops_counted),
             },
             crate::Scenario {
                 name: "release",
                 about: "seed 002 sec. 2.1: congestion vanishes downstream, the SAQ drains and is \
                         released; its route goes back to the detection queue",
                 build: || s::release().0,
-                check: None,
+                check: Some(s::released),
             },
             crate::Scenario {
                 name: "replicated",
                 about: "seed 002 sec. 4: one turnpool with two SLs takes two SAQs; each SL's \
                         packets go to their own",
                 build: || s::replicated().0,
-                check: None,
+                check: Some(s::one_saq_per_sl),
             },
             crate::Scenario {
                 name: "detect",
                 about: "seed 002 sec. 4: a detection queue notifies once per SL, then vanishes; \
                         a SAQ's Xoff and Xon",
                 build: || s::detect().0,
-                check: None,
+                check: Some(s::detected),
             },
             crate::Scenario {
                 name: "senders",
@@ -389,7 +389,7 @@ impl Bench for RecnPort {
                     "seed 002 sec. 2.1: an output port notifies each input port that sends to a \
                         congested queue, once, for the detection queue and for the SAQ",
                 build: || s::senders().0,
-                check: None,
+                check: Some(s::each_sender_once),
             },
             crate::Scenario {
                 name: "leaf",
@@ -397,21 +397,21 @@ impl Bench for RecnPort {
                         release message from upstream makes it a leaf and it is released, telling \
                         downstream; refusals of notifications the CAM cannot take",
                 build: || s::leaf().0,
-                check: None,
+                check: Some(s::leaf_released),
             },
             crate::Scenario {
                 name: "marker",
                 about: "RECN's in-order markers: a SAQ allocated for a flow waits until the \
                         flow's packets queued before it have left",
                 build: || s::marker(true).0,
-                check: None,
+                check: Some(s::in_order),
             },
             crate::Scenario {
                 name: "marker-chain",
                 about: "in-order markers: an empty SAQ that waits for its marker passes it on to \
                         a SAQ allocated for a longer prefix of the same flow",
                 build: || s::marker_chain().0,
-                check: None,
+                check: Some(s::marker_passed_on),
             },
         ]
     }
@@ -421,6 +421,7 @@ impl Bench for RecnPort {
 /// model, then replayed open-loop in co-simulation.
 pub mod scenario {
     use super::*;
+    use model::recn_port::Act;
 
     /// The configuration of the scenarios (default variant: D = 4, S = 2,
     /// 64 cells): SL 0-3 on VC0, 4-7 on VC1; detection at 8 cells, vanish
@@ -774,5 +775,352 @@ pub mod scenario {
             i.out_ready_i = t >= 40;
         });
         (s.stimulus(0xde7), s)
+    }
+
+    fn act(o: &RecnPortOutputs) -> Act {
+        Act::from_code(o.ntf_act_o)
+    }
+
+    /// The notifications upstream: (cycle, vanish, route, hops, SL, sender).
+    pub fn ups(o: &[RecnPortOutputs]) -> Vec<(usize, bool, u32, u8, u8, u8)> {
+        o.iter()
+            .enumerate()
+            .filter(|(_, o)| o.up_valid_o)
+            .map(|(t, o)| {
+                (
+                    t,
+                    o.up_kind_o,
+                    o.up_route_o,
+                    o.up_hops_o,
+                    o.up_sl_o.value(),
+                    o.up_dst_o,
+                )
+            })
+            .collect()
+    }
+
+    /// The (action, CAM line) of cycle `t`.
+    fn ntf(o: &[RecnPortOutputs], t: usize) -> (Act, u8) {
+        (act(&o[t]), o[t].ntf_line_o)
+    }
+
+    /// The ids of the packets that leave, in order.
+    pub fn left_ids(o: &[RecnPortOutputs]) -> Vec<u8> {
+        o.iter()
+            .filter(|o| o.out_valid_o)
+            .map(|o| o.out_id_o)
+            .collect()
+    }
+
+    /// Scenario check of [`hotspot`]: the notification at cycle 100
+    /// allocates the first line of VC1 (2) for the hot route; the cold flow
+    /// leaves at most 20 packets in cycles 0..100 (behind the hot ones) and
+    /// at least 45 in 1000..1100 (the rate offered); from cycle 200 every
+    /// admitted packet goes to the SAQ or the cold flow's detection queue
+    /// (some to the SAQ); the hot flow still leaves 10..=14 packets in
+    /// 1000..1100; every packet leaves with the SL it was offered with
+    /// (more than 100 of each flow).
+    pub fn hol_removed(s: &Stimulus<RecnPort>, o: &[RecnPortOutputs]) -> Result<(), String> {
+        let p = s.params;
+        crate::ensure_eq!(ntf(o, 100), (Act::Alloc, 2), "(action, line) at 100");
+        crate::ensure!(
+            o[101].cam_valid_o[2] && o[101].cam_route_o[2] == HOT_ROUTE,
+            "line 2 after 100: valid {}, route {:#x}",
+            o[101].cam_valid_o[2],
+            o[101].cam_route_o[2]
+        );
+        let cold_before = left(o, false, 0, 100);
+        let cold_after = left(o, false, 1000, 1100);
+        crate::ensure!(
+            cold_before <= 20 && cold_after >= 45,
+            "cold packets out: {cold_before} in 0..100 (at most 20), {cold_after} in 1000..1100 (at least 45)"
+        );
+        let saq = p.line_queue(2);
+        let cold_q = p.qv() + (COLD_ROUTE as usize & 3);
+        crate::ensure!(
+            o[200..]
+                .iter()
+                .any(|o| o.in_ready_o && o.in_queue_o as usize == saq),
+            "no packet into the SAQ after 200"
+        );
+        if let Some(t) = (200..o.len())
+            .find(|&t| o[t].in_ready_o && ![saq, cold_q].contains(&(o[t].in_queue_o as usize)))
+        {
+            return Err(format!(
+                "cycle {t}: a packet into queue {}",
+                o[t].in_queue_o
+            ));
+        }
+        let hot_after = left(o, true, 1000, 1100);
+        crate::ensure!(
+            (10..=14).contains(&hot_after),
+            "hot packets out in 1000..1100: {hot_after}"
+        );
+        let mut n = [0usize; 2];
+        for o in o.iter().filter(|o| o.out_valid_o) {
+            let hot = o.out_id_o & HOT != 0;
+            let want = if hot { HOT_SL } else { COLD_SL };
+            crate::ensure_eq!(
+                o.out_sl_o.value(),
+                want,
+                "the SL of packet {:#x}",
+                o.out_id_o
+            );
+            n[usize::from(hot)] += 1;
+        }
+        crate::ensure!(n[0] > 100 && n[1] > 100, "packets out (cold, hot): {n:?}");
+        Ok(())
+    }
+
+    /// Scenario check of [`cam_full`]: VC1's two lines allocated (cycles 5
+    /// and 10), the third point dropped and counted (15), a refresh of line
+    /// 3 (20), VC0 still allocates line 0 (25); the dropped point's packets
+    /// stay in their detection queue (queue 9 at 30), the next go to VC0's
+    /// first SAQ (queue 4 at 31).
+    pub fn drops_counted(_: &Stimulus<RecnPort>, o: &[RecnPortOutputs]) -> Result<(), String> {
+        crate::ensure_eq!(act(&o[5]), Act::Alloc, "action at 5");
+        crate::ensure_eq!(act(&o[10]), Act::Alloc, "action at 10");
+        crate::ensure_eq!(
+            (act(&o[15]), o[16].drop_cnt_o),
+            (Act::Drop, 1),
+            "(action at 15, drops after)"
+        );
+        crate::ensure_eq!(ntf(o, 20), (Act::Refresh, 3), "(action, line) at 20");
+        crate::ensure_eq!(ntf(o, 25), (Act::Alloc, 0), "(action, line) at 25");
+        crate::ensure_eq!(
+            (o[30].in_queue_o, o[31].in_queue_o),
+            (6 + 3, 4),
+            "queues at 30 and 31"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`release`]: line 2 allocated (cycle 2), packets
+    /// into its SAQ (5); at its 8th cell (cycle 12) the SAQ notifies
+    /// upstream (route 2, SL 6); congestion vanishes downstream (30, line 2
+    /// marked gone); the drained SAQ tells upstream it vanished (1 hop) and
+    /// is released at 51, its line cleared; the route goes back to the
+    /// detection queue (cycle 100).
+    pub fn released(s: &Stimulus<RecnPort>, o: &[RecnPortOutputs]) -> Result<(), String> {
+        let p = s.params;
+        let saq = p.line_queue(2);
+        crate::ensure_eq!(act(&o[2]), Act::Alloc, "action at 2");
+        crate::ensure_eq!(o[5].in_queue_o as usize, saq, "queue at 5");
+        let u = ups(o);
+        crate::ensure!(!u.is_empty(), "no notification upstream");
+        crate::ensure_eq!(
+            (u[0].0, u[0].1, u[0].2, u[0].4),
+            (12, false, 2, 6),
+            "first notification (cycle, vanish, route, SL)"
+        );
+        crate::ensure_eq!(act(&o[30]), Act::Gone, "action at 30");
+        crate::ensure!(o[31].cam_gone_o[2], "line 2 not gone after 30");
+        let van = u[u.len() - 1];
+        crate::ensure!(
+            van.1 && van.3 == 1,
+            "last notification {van:?}: not a 1-hop vanish"
+        );
+        let rel = o
+            .iter()
+            .position(|o| o.rel_o[2])
+            .ok_or("line 2 never released")?;
+        crate::ensure!(
+            rel >= van.0 && rel == 51,
+            "released at {rel} (expected 51), vanish at {}",
+            van.0
+        );
+        crate::ensure!(
+            !o[rel + 1].cam_valid_o[2] && o[rel + 1].cam_route_o[2] == 0,
+            "line 2 not cleared after its release"
+        );
+        crate::ensure_eq!(
+            o[100].in_queue_o as usize,
+            p.qv() + 2,
+            "queue at 100 (the detection queue)"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`replicated`]: one route, two SLs: lines 2 and 3
+    /// allocated (cycles 1, 2); each SL's packets go to its own SAQ (5, 6),
+    /// another SL's to the detection queue (7).
+    pub fn one_saq_per_sl(s: &Stimulus<RecnPort>, o: &[RecnPortOutputs]) -> Result<(), String> {
+        let p = s.params;
+        crate::ensure_eq!(ntf(o, 1), (Act::Alloc, 2), "(action, line) at 1");
+        crate::ensure_eq!(ntf(o, 2), (Act::Alloc, 3), "(action, line) at 2");
+        crate::ensure_eq!(
+            [5, 6, 7].map(|t| o[t].in_queue_o as usize),
+            [p.line_queue(2), p.line_queue(3), p.qv() + 3],
+            "queues at 5, 6, 7"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`detect`]: the detection queue notifies at its
+    /// 8th cell once per SL (cycle 9 SL 1, cycle 10 SL 2), the SAQ (route
+    /// 1, SL 3) at its 8th (18); three vanishes once drained, six in all;
+    /// Xoff from cycle 27 (16 cells at the end of 26), Xon with 4 cells.
+    pub fn detected(_: &Stimulus<RecnPort>, o: &[RecnPortOutputs]) -> Result<(), String> {
+        let u: Vec<(usize, bool, u32, u8)> = ups(o).iter().map(|x| (x.0, x.1, x.2, x.4)).collect();
+        crate::ensure!(
+            u.len() == 6
+                && u[..3] == [(9, false, 0, 1), (10, false, 0, 2), (18, false, 1, 3)]
+                && u[3..].iter().all(|x| x.1),
+            "notifications (cycle, vanish, route, SL) {u:?}"
+        );
+        let xoff = o.iter().position(|o| o.xoff_o[0]).ok_or("no Xoff")?;
+        crate::ensure_eq!(xoff, 27, "Xoff's cycle");
+        let xon = (xoff..o.len()).find(|&t| !o[t].xoff_o[0]).ok_or("no Xon")?;
+        crate::ensure_eq!(o[xon].occ_o[4], 4, "cells at the Xon");
+        Ok(())
+    }
+
+    /// Scenario check of [`senders`]: the detection queue's 8th cell (cycle
+    /// 8) notifies sender 2, sender 1's next packet (9) sender 1; the SAQ's
+    /// 8th cell (38) sender 2, then (39) sender 1; once drained (the SAQ
+    /// first) one vanish per (queue, sender), lowest sender first.
+    pub fn each_sender_once(_: &Stimulus<RecnPort>, o: &[RecnPortOutputs]) -> Result<(), String> {
+        let u = ups(o);
+        crate::ensure!(u.len() == 8, "notifications {u:?}: expected 8");
+        crate::ensure_eq!(
+            u[..4],
+            [
+                (8, false, 2, 1, 5, 2),
+                (9, false, 2, 1, 5, 1),
+                (38, false, SENDERS_ROUTE, 2, 5, 2),
+                (39, false, SENDERS_ROUTE, 2, 5, 1)
+            ],
+            "notifications (cycle, vanish, route, hops, SL, sender)"
+        );
+        let v: Vec<_> = u[4..].iter().map(|x| (x.1, x.2, x.3, x.5)).collect();
+        crate::ensure_eq!(
+            v,
+            vec![
+                (true, SENDERS_ROUTE, 2, 1),
+                (true, SENDERS_ROUTE, 2, 2),
+                (true, 2, 1, 1),
+                (true, 2, 1, 2)
+            ],
+            "vanishes (vanish, route, hops, sender)"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`leaf`]: line 2 allocated (cycle 1), one
+    /// notification upstream (9) and no vanish; drained by 60 but not a
+    /// leaf, it stays (60..70, nothing released or sent downstream); the
+    /// release message (70) makes it a leaf: released at once, told
+    /// downstream (route 2, 1 hop, SL 6); refusals told downstream: a full
+    /// VC1 (82, a drop), a bad hop count (83, ignored); the emptied (1, 1
+    /// hop) line waits one cycle behind a refusal (100) and goes at 101; a
+    /// line that never held a packet goes for its age at 102; six messages
+    /// downstream in all.
+    pub fn leaf_released(s: &Stimulus<RecnPort>, o: &[RecnPortOutputs]) -> Result<(), String> {
+        let p = s.params;
+        crate::ensure_eq!(ntf(o, 1), (Act::Alloc, 2), "(action, line) at 1");
+        crate::ensure_eq!(
+            ups(o),
+            vec![(9, false, 2, 1, 6, 0)],
+            "notifications upstream"
+        );
+        crate::ensure_eq!(o[60].occ_o[p.line_queue(2)], 0, "SAQ 2's cells at 60");
+        crate::ensure!(
+            o[69].cam_valid_o[2] && o[69].cam_up_o[2] == 1,
+            "line 2 gone before 70"
+        );
+        crate::ensure!(
+            o[60..70].iter().all(|o| !o.dn_valid_o && !o.rel_o[2]),
+            "a release or a message downstream in 60..70"
+        );
+        crate::ensure!(
+            o[70].rls_hit_o && o[70].rel_o[2],
+            "line 2 not released at 70"
+        );
+        let dn = |t: usize| {
+            (
+                o[t].dn_valid_o,
+                o[t].dn_route_o,
+                o[t].dn_hops_o,
+                o[t].dn_sl_o.value(),
+            )
+        };
+        crate::ensure_eq!(dn(70), (true, 2, 1, 6), "downstream at 70");
+        crate::ensure!(!o[71].cam_valid_o[2], "line 2 still valid at 71");
+        crate::ensure_eq!((act(&o[82]), dn(82)), (Act::Drop, (true, 0, 1, 5)), "at 82");
+        crate::ensure_eq!(
+            (act(&o[83]), dn(83)),
+            (Act::Ignore, (true, 2, 0, 5)),
+            "at 83"
+        );
+        crate::ensure!(
+            o[100].out_valid_o && act(&o[100]) == Act::Drop,
+            "no packet out and refusal at 100"
+        );
+        crate::ensure_eq!(dn(100), (true, 0, 1, 5), "downstream at 100");
+        crate::ensure!(
+            !o[100].rel_o[2] && o[101].rel_o[2],
+            "line 2 not released at 101 (only)"
+        );
+        crate::ensure_eq!(dn(101), (true, 1, 1, 5), "downstream at 101");
+        crate::ensure!(
+            o[101].cam_valid_o[3] && !o[101].cam_hold_o[3],
+            "line 3 at 101"
+        );
+        crate::ensure!(
+            !o[101].rel_o[3] && o[102].rel_o[3],
+            "line 3 not released at 102 (only)"
+        );
+        crate::ensure_eq!(dn(102), (true, 3, 1, 5), "downstream at 102");
+        crate::ensure_eq!(
+            o.iter().filter(|o| o.dn_valid_o).count(),
+            6,
+            "messages downstream"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`marker`] with markers: set at the allocation
+    /// (cycle 11); the packets leave as 1, 11, 2, 12, 3, 13, 4, 5, 6 (flow
+    /// A in order, B's queued cells ahead of the SAQ); the marker goes with
+    /// 13 (B3), the last cell queued before the allocation.
+    pub fn in_order(_: &Stimulus<RecnPort>, o: &[RecnPortOutputs]) -> Result<(), String> {
+        crate::ensure!(o[11].cam_mark_o[2], "no marker at the allocation (11)");
+        crate::ensure_eq!(
+            left_ids(o),
+            vec![1, 11, 2, 12, 3, 13, 4, 5, 6],
+            "packets out"
+        );
+        let last = o
+            .iter()
+            .position(|o| o.out_valid_o && o.out_id_o == 13)
+            .ok_or("13 never leaves")?;
+        crate::ensure!(
+            o[last].cam_mark_o[2] && !o[last + 1].cam_mark_o[2],
+            "the marker does not go with 13 (cycle {last})"
+        );
+        Ok(())
+    }
+
+    /// Scenario check of [`marker_chain`]: lines 2 and 3 allocated (cycles
+    /// 10, 11), both marked (12); A4..A6 in the 3-hop SAQ (15); the packets
+    /// leave as 1, 11, 2, 12, 3, 13, 4, 5, 6.
+    pub fn marker_passed_on(s: &Stimulus<RecnPort>, o: &[RecnPortOutputs]) -> Result<(), String> {
+        crate::ensure_eq!(ntf(o, 10), (Act::Alloc, 2), "(action, line) at 10");
+        crate::ensure_eq!(ntf(o, 11), (Act::Alloc, 3), "(action, line) at 11");
+        crate::ensure!(
+            o[12].cam_mark_o[2] && o[12].cam_mark_o[3],
+            "lines 2, 3 not both marked at 12"
+        );
+        crate::ensure_eq!(
+            o[15].occ_o[s.params.line_queue(3)],
+            3,
+            "cells in the 3-hop SAQ at 15"
+        );
+        crate::ensure_eq!(
+            left_ids(o),
+            vec![1, 11, 2, 12, 3, 13, 4, 5, 6],
+            "packets out"
+        );
+        Ok(())
     }
 }

@@ -4,12 +4,12 @@
 
 mod support;
 
-use model::credit::{Credit, CreditConfig, CreditInputs, CreditParams, BINS};
+use model::credit::{Credit, CreditConfig, CreditInputs, CreditOutputs, CreditParams, BINS};
 use model::stim::{Cycle, Stimulus};
 use model::{Block, PortGroup};
 use proptest::prelude::*;
 use testbenches::credit::scenario::{
-    cells, closed_loop, fairness_stimulus, one_port, quiet_config, toy, Stats,
+    self, cells, closed_loop, fairness_stimulus, one_port, quiet_config, toy, Stats,
 };
 use testbenches::credit::{Fabric, Lens, Scenario};
 use testbenches::rng::Rng;
@@ -324,6 +324,7 @@ fn toy_example_six_cells_full_rate_no_overflow() {
     // the stall costs exactly its 30 cycles, the 6 buffered cells drain
     // while the loop refills.
     assert_eq!(st.link_bytes[0], (350 - 30) * 64);
+    scenario::toy_full_rate(&s, &model_outputs(&s)).unwrap();
     support::lockstep_or_report(&s, "toy example, 6 cells");
 }
 
@@ -341,35 +342,32 @@ fn toy_example_five_cells_rate_drops() {
         "{}",
         st.utilisation(0, 64)
     );
+    scenario::toy_five_sixths(&s, &model_outputs(&s)).unwrap();
     support::lockstep_or_report(&s, "toy example, 5 cells");
 }
 
-/// Three ingress ports sending to egress 0 of the narrow variant (I = 3),
-/// ports 0 and 1 in slice 0, port 2 in slice 1.
-fn fairness(slice: bool) -> (Stimulus<Credit>, Stats, Vec<Vec<u64>>) {
-    let (s, st) = fairness_stimulus(slice);
-    let (p, c) = (s.params, s.config.clone());
-    // Running credit counts per ingress port, after every credit.
-    let mut m = Credit::new(&p, &c);
-    let mut run = Vec::new();
-    let mut n = vec![0u64; 3];
-    for cyc in &s.cycles {
-        if let Cycle::Drive(i) = cyc {
-            let o = m.step(i);
-            if o.crd_valid_o[0] {
-                n[o.crd_ing_o[0] as usize] += 1;
-                run.push(n.clone());
-            }
-        }
-    }
-    (s, st, run)
+/// The golden model's outputs of every cycle of `s` (no resets).
+fn model_outputs(s: &Stimulus<Credit>) -> Vec<CreditOutputs> {
+    let mut m = Credit::new(&s.params, &s.config);
+    s.cycles
+        .iter()
+        .map(|c| match c {
+            Cycle::Drive(i) => m.step(i),
+            Cycle::Reset => panic!("no reset in a directed stimulus"),
+        })
+        .collect()
 }
 
+/// Three ingress ports sending to egress 0 of the narrow variant (I = 3),
+/// ports 0 and 1 in slice 0, port 2 in slice 1: slice level 25 % / 25 % /
+/// 50 % exactly in every 4 credits, port level one third each within one
+/// credit, the bytes dequeued following the credits
+/// ([`scenario::slice_shares`], [`scenario::port_shares`]).
 #[test]
 fn port_versus_slice_fairness() {
     let p = Credit::variants()[1];
-    let (s_slice, st_slice, run_slice) = fairness(true);
-    let (s_port, st_port, run_port) = fairness(false);
+    let (s_slice, st_slice) = fairness_stimulus(true);
+    let (s_port, st_port) = fairness_stimulus(false);
     let share = |st: &Stats| -> Vec<f64> {
         let tot: u64 = (0..3).map(|i| st.credits[p.voq(i, 0)]).sum();
         (0..3)
@@ -378,42 +376,8 @@ fn port_versus_slice_fairness() {
     };
     let (ss, sp) = (share(&st_slice), share(&st_port));
     println!("credit shares, slice level: {ss:.4?}; port level: {sp:.4?}");
-    // Slice level: 25% / 25% / 50%, exactly in every 4 credits.
-    for (k, n) in run_slice.iter().enumerate() {
-        if (k + 1) % 4 == 0 {
-            let m = (k as u64 + 1) / 4;
-            assert_eq!(n, &vec![m, m, 2 * m], "after {} credits", k + 1);
-        }
-    }
-    // Port level: one third each, within one credit at every moment.
-    for n in &run_port {
-        let (lo, hi) = (n.iter().min().unwrap(), n.iter().max().unwrap());
-        assert!(hi - lo <= 1, "{n:?}");
-    }
-    assert!(run_port.len() > 1000 && run_slice.len() > 1000);
-    // The bytes sent follow the credits.
-    let sent = |s: &Stimulus<Credit>| -> Vec<u64> {
-        let mut f = vec![0u64; 3];
-        let mut m = Credit::new(&s.params, &s.config);
-        for c in &s.cycles {
-            if let Cycle::Drive(i) = c {
-                let o = m.step(i);
-                for (k, x) in f.iter_mut().enumerate() {
-                    if o.deq_valid_o[k] {
-                        *x += o.deq_bytes_o[k] as u64;
-                    }
-                }
-            }
-        }
-        f
-    };
-    let b = sent(&s_slice);
-    assert!(b[2].abs_diff(b[0] + b[1]) <= 2 * 16, "{b:?}");
-    let b = sent(&s_port);
-    assert!(
-        b[0].abs_diff(b[2]) <= 16 && b[1].abs_diff(b[2]) <= 16,
-        "{b:?}"
-    );
+    scenario::slice_shares(&s_slice, &model_outputs(&s_slice)).unwrap();
+    scenario::port_shares(&s_port, &model_outputs(&s_port)).unwrap();
     support::lockstep_or_report(&s_slice, "fairness, slice level");
     support::lockstep_or_report(&s_port, "fairness, port level");
 }
@@ -618,5 +582,6 @@ fn counters_at_their_limits() {
         assert_ne!(seen & bit, 0, "error bit {bit:#x} never raised");
     }
     assert_eq!(m.occupancy(0), omax);
+    scenario::limits_outcome(&s, &model_outputs(&s)).unwrap();
     support::lockstep_or_report(&s, "counters at their limits");
 }

@@ -343,65 +343,38 @@ fn generated_frames_decode_in_tshark() {
 // ---------------------------------------------------------------------------
 
 /// Glitches of the request (OFF and back within a frame and its gap) send
-/// nothing; one long OFF gives one XOFF and refreshes, then one RESUME.
+/// nothing; one long OFF gives one XOFF and refreshes, then one RESUME
+/// ([`directed::refresh_outcome`], on the model here).
 #[test]
 fn glitches_send_nothing_and_one_off_gives_one_xoff() {
-    let stim = directed::refresh();
-    let outs = directed::outputs(&stim);
-    let frames = collect_frames(outs.iter().map(|o| o.as_ref()));
-    let decoded: Vec<(u8, [u16; PRIOS])> = frames
-        .iter()
-        .map(|f| {
-            let (_, cev, t) = classify(&f.bytes, 0);
-            (cev, t)
-        })
-        .collect();
-    assert!(decoded.iter().all(|(cev, _)| *cev == 0b100), "{decoded:?}");
-    // XOFF, then a refresh every (40 - 10) * 8 = 240 cycles, then RESUME.
-    assert_eq!(decoded[0].1[2], 40);
-    let last = decoded.last().unwrap();
-    assert_eq!(last.1[2], 0);
-    let refreshes = decoded.len() - 2;
-    assert_eq!(
-        refreshes,
-        1009 / 240,
-        "{:?}",
-        frames.iter().map(|f| f.first).collect::<Vec<_>>()
-    );
-    for w in frames.windows(2).take(refreshes) {
-        assert_eq!(w[1].first - w[0].first, 241, "refresh spacing");
-    }
-    support::lockstep_or_report(&stim, "glitches");
+    directed_on_model(&directed::refresh(), directed::refresh_outcome, "glitches");
+}
+
+/// The model's outputs of a directed stimulus without resets.
+fn model_outputs(stim: &Stimulus<Pfc>) -> Vec<PfcOutputs> {
+    directed::outputs(stim)
+        .into_iter()
+        .map(|o| o.expect("no reset in a directed stimulus"))
+        .collect()
+}
+
+/// A scenario's documented outcome (the check the scenarios test runs on
+/// the RTL) on the golden model, then model and RTL in lockstep.
+fn directed_on_model(stim: &Stimulus<Pfc>, check: testbenches::ScenarioCheck<Pfc>, what: &str) {
+    check(stim, &model_outputs(stim)).unwrap_or_else(|e| panic!("{what}: {e}"));
+    support::lockstep_or_report(stim, what);
 }
 
 /// With the refresh point at 0 (illegal, flagged) the transmitter still runs
 /// as specified: the refresh waits until its copy of the peer's timer is
 /// 0, i.e. one refresh per 3 quanta x 4 cycles + 1 after the previous frame
-/// started, each carrying the priority's quanta.
+/// started, each carrying the priority's quanta
+/// ([`directed::refresh_zero_outcome`]).
 #[test]
 fn refresh_point_zero_refreshes_at_expiry() {
     let stim = directed::refresh_zero();
     assert!(Pfc::check(&stim.params, &stim.config).is_err());
-    let outs = directed::outputs(&stim);
-    assert!(outs.iter().flatten().all(|o| o.cfg_err_o));
-    let frames = collect_frames(outs.iter().map(|o| o.as_ref()));
-    let decoded: Vec<(u8, u16)> = frames
-        .iter()
-        .map(|f| {
-            let (_, cev, t) = classify(&f.bytes, 0);
-            (cev, t[1])
-        })
-        .collect();
-    let (xoff, rest) = decoded.split_first().unwrap();
-    assert_eq!(*xoff, (0b10, 3));
-    let (resume, refreshes) = rest.split_last().unwrap();
-    assert_eq!(*resume, (0b10, 0));
-    assert!(refreshes.len() >= 5, "{decoded:?}");
-    assert!(refreshes.iter().all(|&d| d == (0b10, 3)), "{decoded:?}");
-    for w in frames.windows(2).take(refreshes.len()) {
-        assert_eq!(w[1].first - w[0].first, 3 * 4 + 1, "refresh at expiry");
-    }
-    support::lockstep_or_report(&stim, "refresh point 0");
+    directed_on_model(&stim, directed::refresh_zero_outcome, "refresh point 0");
 }
 
 /// REFERENCE.md: hysteresis. An MMU queue that hovers around its Xoff point
@@ -572,52 +545,14 @@ proptest! {
 /// overwrite (time 1000, then time 10 later: paused until 10 quanta after
 /// the second frame), cancel (time 0 releases the next cycle), a disabled
 /// bit leaves its priority alone, and every malformed frame is counted and
-/// ignored.
+/// ignored ([`directed::receive_outcome`]).
 #[test]
 fn receive_overwrite_cancel_disabled_and_malformed() {
-    let (stim, marks) = directed::receive();
-    let directed::ReceiveMarks {
-        first_end,
-        second_end,
-        ends,
-        cancel_end,
-    } = marks;
-    let bad = directed::MALFORMED;
-    let outs: Vec<PfcOutputs> = directed::outputs(&stim)
-        .into_iter()
-        .map(Option::unwrap)
-        .collect();
-    let paused = |t: usize, k: usize| outs[t].pause_o >> k & 1 != 0;
-    // Priority 2: exactly 7 quanta x 8 cycles after the first frame.
-    assert!(!paused(first_end, 2) && paused(first_end + 1, 2));
-    assert!(paused(first_end + 56, 2) && !paused(first_end + 57, 2));
-    // Priority 1: overwritten by 10 quanta.
-    assert!((first_end + 1..=second_end).all(|t| paused(t, 1)));
-    assert!(paused(second_end + 80, 1) && !paused(second_end + 81, 1));
-    // Priority 6: 500 quanta = 4000 cycles, untouched by the second frame and
-    // the malformed ones, cancelled by the frame to our own address.
-    assert!((first_end + 1..=cancel_end).all(|t| paused(t, 6)));
-    assert!(!paused(cancel_end + 1, 6));
-    for ((_, _, class), &end) in bad.iter().zip(&ends) {
-        assert_eq!(
-            RxClass::from_code(outs[end].rx_done_o),
-            Some(*class),
-            "cycle {end}"
-        );
-    }
-    let last = outs.last().unwrap();
-    assert_eq!(
-        (
-            last.rx_pfc_o,
-            last.rx_fcs_o,
-            last.rx_runt_o,
-            last.rx_long_o,
-            last.rx_other_o,
-            last.rx_badctl_o
-        ),
-        (3, 2, 2, 1, 2, 2)
+    directed_on_model(
+        &directed::receive().0,
+        directed::receive_outcome,
+        "receive directed",
     );
-    support::lockstep_or_report(&stim, "receive directed");
 }
 
 // ---------------------------------------------------------------------------

@@ -242,3 +242,196 @@ pub fn limits() -> Stimulus<Credit> {
         seed: 0x1117,
     }
 }
+
+/// The cycles in which egress 0 issues a credit.
+fn credit_cycles(outs: &[CreditOutputs]) -> Vec<usize> {
+    (0..outs.len())
+        .filter(|&t| outs[t].crd_valid_o[0])
+        .collect()
+}
+
+/// What both toy examples show on egress 0: no credit while the link is
+/// stalled (cycles 300..330) beyond the buffer's worth, the occupancy
+/// reaches exactly the buffer (`cells` cells of 64 B) and never more, no
+/// overflow flagged.
+fn toy_common(s: &Stimulus<Credit>, outs: &[CreditOutputs], cells: u32) -> Result<(), String> {
+    let buf = s.config.cfg_buf_i[0];
+    crate::ensure_eq!(buf, 64 * cells, "the buffer");
+    let max = outs.iter().map(|o| o.occ_o[0]).max().unwrap_or(0);
+    crate::ensure_eq!(max, buf, "the largest occupancy of egress 0");
+    if let Some(t) = outs
+        .iter()
+        .position(|o| o.err_o.value() & model::credit::ERR_OVERFLOW != 0)
+    {
+        return Err(format!("overflow flagged in cycle {t}"));
+    }
+    crate::ensure!(
+        credit_cycles(outs).iter().all(|t| !(300..330).contains(t)),
+        "a credit while the link is stalled (300..330): {:?}",
+        credit_cycles(outs)
+            .into_iter()
+            .filter(|t| (300..330).contains(t))
+            .collect::<Vec<_>>()
+    );
+    Ok(())
+}
+
+/// Scenario check of [`toy`] with 6 cells (one BDP): a credit every cycle
+/// but the 30 of the stall (the link kept busy: the stall costs exactly
+/// its 30 cycles), the buffer filled to its 6 cells and never beyond.
+pub fn toy_full_rate(s: &Stimulus<Credit>, outs: &[CreditOutputs]) -> Result<(), String> {
+    toy_common(s, outs, 6)?;
+    let got = credit_cycles(outs);
+    let want: Vec<usize> = (0..outs.len())
+        .filter(|t| !(300..330).contains(t))
+        .collect();
+    let missing: Vec<usize> = want.iter().copied().filter(|t| !got.contains(t)).collect();
+    let extra: Vec<usize> = got.iter().copied().filter(|t| !want.contains(t)).collect();
+    crate::ensure!(
+        missing.is_empty() && extra.is_empty(),
+        "a credit every cycle but 300..330: none in cycles {missing:?}, one in cycles {extra:?}"
+    );
+    Ok(())
+}
+
+/// Scenario check of [`toy`] with 5 cells (BDP - 1): 5 credits in every 6
+/// consecutive cycles outside the stall (the link at 5/6), the buffer
+/// filled to its 5 cells and never beyond.
+pub fn toy_five_sixths(s: &Stimulus<Credit>, outs: &[CreditOutputs]) -> Result<(), String> {
+    toy_common(s, outs, 5)?;
+    let c: Vec<bool> = outs.iter().map(|o| o.crd_valid_o[0]).collect();
+    for r in [0..300, 330..c.len()] {
+        for (k, w) in c[r.clone()].windows(6).enumerate() {
+            let n = w.iter().filter(|&&x| x).count();
+            crate::ensure_eq!(
+                n,
+                5,
+                "credits in cycles {}..{}",
+                r.start + k,
+                r.start + k + 6
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Scenario check of [`fairness_stimulus`] with slice-level allocation:
+/// more than 1000 credits, 25 % / 25 % / 50 % exactly in every 4 (after
+/// `4m` credits: `m`, `m`, `2m`); ingress 2 dequeues as many bytes as 0
+/// and 1 together, within two packets.
+pub fn slice_shares(s: &Stimulus<Credit>, outs: &[CreditOutputs]) -> Result<(), String> {
+    let run = running_credits(outs);
+    crate::ensure!(run.len() > 1000, "{} credits", run.len());
+    for (k, n) in run.iter().enumerate() {
+        if (k + 1) % 4 == 0 {
+            let m = (k as u64 + 1) / 4;
+            crate::ensure_eq!(n, &vec![m, m, 2 * m], "credits per ingress after {}", k + 1);
+        }
+    }
+    let b = dequeued(s, outs);
+    crate::ensure!(b[2].abs_diff(b[0] + b[1]) <= 2 * 16, "bytes dequeued {b:?}");
+    Ok(())
+}
+
+/// Scenario check of [`fairness_stimulus`] with port-level allocation:
+/// more than 1000 credits, one third each within one credit at every
+/// moment; the bytes dequeued equal within one packet.
+pub fn port_shares(s: &Stimulus<Credit>, outs: &[CreditOutputs]) -> Result<(), String> {
+    let run = running_credits(outs);
+    crate::ensure!(run.len() > 1000, "{} credits", run.len());
+    for n in &run {
+        let (lo, hi) = (n.iter().min().unwrap(), n.iter().max().unwrap());
+        crate::ensure!(hi - lo <= 1, "credits per ingress {n:?}");
+    }
+    let b = dequeued(s, outs);
+    crate::ensure!(
+        b[0].abs_diff(b[2]) <= 16 && b[1].abs_diff(b[2]) <= 16,
+        "bytes dequeued {b:?}"
+    );
+    Ok(())
+}
+
+/// Credits of egress 0 per ingress port 0..3, after every credit.
+fn running_credits(outs: &[CreditOutputs]) -> Vec<Vec<u64>> {
+    let mut n = vec![0u64; 3];
+    let mut run = Vec::new();
+    for o in outs.iter().filter(|o| o.crd_valid_o[0]) {
+        n[o.crd_ing_o[0] as usize] += 1;
+        run.push(n.clone());
+    }
+    run
+}
+
+/// Bytes dequeued by ingress ports 0..3.
+fn dequeued(_: &Stimulus<Credit>, outs: &[CreditOutputs]) -> Vec<u64> {
+    let mut f = vec![0u64; 3];
+    for o in outs {
+        for (k, x) in f.iter_mut().enumerate() {
+            if o.deq_valid_o[k] {
+                *x += o.deq_bytes_o[k] as u64;
+            }
+        }
+    }
+    f
+}
+
+/// Scenario check of [`limits`], on the registered counters (`bal_o`,
+/// `out_o`, `occ_o` show at cycle `t + 1` the value cycle `t` left): VOQ
+/// (0, 0)'s balance reaches exactly `B_MAX` with no saturation flagged
+/// before or in that cycle, egress 0's outstanding count exactly `-2^CW`
+/// likewise, neither ever goes beyond; each of the four flags (balance,
+/// outstanding and occupancy saturated, departure underflow) is raised;
+/// egress 0's occupancy ends saturated at `2^CW - 1`.
+pub fn limits_outcome(s: &Stimulus<Credit>, outs: &[CreditOutputs]) -> Result<(), String> {
+    use model::credit::{ERR_BAL_SAT, ERR_DEP_UNDERFLOW, ERR_OCC_SAT, ERR_OUT_SAT};
+    let p = s.params;
+    let sx = |v: u32, w: u32| ((v as i64) << (64 - w)) >> (64 - w);
+    let bal = |o: &CreditOutputs| sx(o.bal_o[p.voq(0, 0)], p.bw);
+    let out = |o: &CreditOutputs| sx(o.out_o[0], p.ow());
+    let (mut bal_clean, mut out_clean) = (None, None);
+    let mut seen = 0u8;
+    for (t, w) in outs.windows(2).enumerate() {
+        let e = w[0].err_o.value();
+        seen |= e;
+        if bal(&w[1]) == p.bmax() && bal_clean.is_none() {
+            crate::ensure!(
+                seen & ERR_BAL_SAT == 0,
+                "balance saturated before reaching B_MAX (cycle {t})"
+            );
+            bal_clean = Some(t);
+        }
+        if out(&w[1]) == p.out_min() && out_clean.is_none() {
+            crate::ensure!(
+                seen & ERR_OUT_SAT == 0,
+                "outstanding saturated before reaching -2^CW (cycle {t})"
+            );
+            out_clean = Some(t);
+        }
+        crate::ensure!(
+            bal(&w[1]) <= p.bmax() && out(&w[1]) >= p.out_min(),
+            "cycle {t}: balance {} outstanding {} beyond their bounds",
+            bal(&w[1]),
+            out(&w[1])
+        );
+    }
+    crate::ensure!(
+        bal_clean.is_some(),
+        "the balance never reached B_MAX = {}",
+        p.bmax()
+    );
+    crate::ensure!(
+        out_clean.is_some(),
+        "the outstanding count never reached {}",
+        p.out_min()
+    );
+    for bit in [ERR_BAL_SAT, ERR_OUT_SAT, ERR_OCC_SAT, ERR_DEP_UNDERFLOW] {
+        crate::ensure!(seen & bit != 0, "error bit {bit:#x} never raised");
+    }
+    let last = outs.last().ok_or("no cycles")?;
+    crate::ensure_eq!(
+        last.occ_o[0] as i64,
+        p.occ_max(),
+        "egress 0's final occupancy"
+    );
+    Ok(())
+}

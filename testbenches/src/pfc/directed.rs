@@ -251,3 +251,129 @@ pub fn outputs(s: &Stimulus<Pfc>) -> Vec<Option<PfcOutputs>> {
         })
         .collect()
 }
+
+/// The (class-enable vector, pause times) of every frame the outputs
+/// transmit, with the cycle of its first beat.
+fn sent_frames(outs: &[PfcOutputs]) -> Vec<(usize, u8, [u16; PRIOS])> {
+    collect_frames(outs.iter().map(Some))
+        .iter()
+        .map(|f| {
+            let (_, cev, t) = classify(&f.bytes, 0);
+            (f.first, cev, t)
+        })
+        .collect()
+}
+
+/// Scenario check of [`refresh`]: every frame is for priority 2 alone (the
+/// glitches of priority 5 send nothing); the XOFF carries its 40 quanta,
+/// a refresh follows every 241 cycles (`(40 - 10) x 8` and the frame's
+/// start), 1009 / 240 = 4 of them, then one RESUME (time 0).
+pub fn refresh_outcome(_: &Stimulus<Pfc>, outs: &[PfcOutputs]) -> Result<(), String> {
+    let f = sent_frames(outs);
+    let summary = || -> Vec<(usize, u8, u16)> { f.iter().map(|x| (x.0, x.1, x.2[2])).collect() };
+    crate::ensure!(
+        f.len() >= 2 && f.iter().all(|x| x.1 == 0b100),
+        "frames (cycle, class-enable, time of 2) {:?}: expected priority 2 only",
+        summary()
+    );
+    crate::ensure_eq!(f[0].2[2], 40, "the XOFF's time");
+    crate::ensure_eq!(f[f.len() - 1].2[2], 0, "the last frame's time (RESUME)");
+    let refreshes = f.len() - 2;
+    crate::ensure!(
+        refreshes == 1009 / 240 && f[1..=refreshes].iter().all(|x| x.2[2] == 40),
+        "frames {:?}: expected XOFF, {} refreshes of 40, RESUME",
+        summary(),
+        1009 / 240
+    );
+    for w in f.windows(2).take(refreshes) {
+        crate::ensure_eq!(
+            w[1].0 - w[0].0,
+            241,
+            "refresh spacing (frames {:?})",
+            summary()
+        );
+    }
+    Ok(())
+}
+
+/// Scenario check of [`refresh_zero`]: `cfg_err_o` every cycle; an XOFF for
+/// priority 1 with 3 quanta, then at least 5 refreshes of 3 quanta, each
+/// 3 x 4 + 1 cycles after the previous frame started (at the expiry of
+/// the peer's timer), then a RESUME.
+pub fn refresh_zero_outcome(_: &Stimulus<Pfc>, outs: &[PfcOutputs]) -> Result<(), String> {
+    if let Some(t) = outs.iter().position(|o| !o.cfg_err_o) {
+        return Err(format!("cfg_err_o low in cycle {t}"));
+    }
+    let f = sent_frames(outs);
+    let d: Vec<(u8, u16)> = f.iter().map(|x| (x.1, x.2[1])).collect();
+    crate::ensure!(
+        d.len() >= 7
+            && d[0] == (0b10, 3)
+            && d[d.len() - 1] == (0b10, 0)
+            && d[1..d.len() - 1].iter().all(|&x| x == (0b10, 3)),
+        "frames (class-enable, time of 1) {d:?}: expected XOFF 3, at least 5 refreshes of 3, RESUME"
+    );
+    for w in f.windows(2).take(d.len() - 2) {
+        crate::ensure_eq!(w[1].0 - w[0].0, 3 * 4 + 1, "refresh spacing (at expiry)");
+    }
+    Ok(())
+}
+
+/// Scenario check of [`receive`], exact to the cycle: priority 2 paused
+/// exactly 7 quanta x 8 cycles after the first frame ends; priority 1 from
+/// the first frame to 80 cycles after the second (overwritten with 10
+/// quanta); priority 6 (500 quanta) until the frame to our own address
+/// cancels it, the garbage time of its disabled bit and the malformed
+/// frames in between changing nothing; each malformed frame classified as
+/// [`MALFORMED`] says; at the end the counters read 3 PFC frames, 2 FCS
+/// errors, 2 runts, 1 too long, 2 other, 2 bad control frames.
+pub fn receive_outcome(_: &Stimulus<Pfc>, outs: &[PfcOutputs]) -> Result<(), String> {
+    let ReceiveMarks {
+        first_end,
+        second_end,
+        ends,
+        cancel_end,
+    } = receive().1;
+    let paused = |t: usize, k: usize| outs[t].pause_o >> k & 1 != 0;
+    let span = |k: usize, from: usize, to: usize| -> Result<(), String> {
+        crate::ensure!(
+            !paused(from - 1, k) && (from..=to).all(|t| paused(t, k)) && !paused(to + 1, k),
+            "priority {k} not paused exactly in cycles {from}..={to}: paused in {:?}",
+            (first_end..outs.len()).filter(|&t| paused(t, k)).fold(
+                Vec::<(usize, usize)>::new(),
+                |mut v, t| {
+                    match v.last_mut() {
+                        Some(r) if r.1 + 1 == t => r.1 = t,
+                        _ => v.push((t, t)),
+                    }
+                    v
+                }
+            )
+        );
+        Ok(())
+    };
+    span(2, first_end + 1, first_end + 56)?;
+    span(1, first_end + 1, second_end + 80)?;
+    span(6, first_end + 1, cancel_end)?;
+    for ((_, _, class), &end) in MALFORMED.iter().zip(&ends) {
+        crate::ensure_eq!(
+            RxClass::from_code(outs[end].rx_done_o),
+            Some(*class),
+            "class of the malformed frame ending at {end}"
+        );
+    }
+    let last = outs.last().ok_or("no cycles")?;
+    crate::ensure_eq!(
+        (
+            last.rx_pfc_o,
+            last.rx_fcs_o,
+            last.rx_runt_o,
+            last.rx_long_o,
+            last.rx_other_o,
+            last.rx_badctl_o
+        ),
+        (3, 2, 2, 1, 2, 2),
+        "counters (pfc, fcs, runt, long, other, badctl)"
+    );
+    Ok(())
+}
