@@ -60,7 +60,7 @@ fn random_stimulus_covers_every_bin() {
 
 /// The short variant (x^7 + x^6 + 1, 3 steps a cycle) comes back to its
 /// seed after exactly 127 enabled cycles (3 is prime to 127) and not before;
-/// the scenario runs in lockstep with the RTL in `tests/scenarios.rs`.
+/// the scenario runs in lockstep with the RTL in `switchsim/tests/scenarios.rs`.
 #[test]
 fn short_variant_has_period_127() {
     let stim = testbenches::prim::scenario::lfsr_period();

@@ -4,16 +4,17 @@
 //! `switchsim mutate --save-kills`) is replayed against the current RTL with
 //! that change made, built on the fly as the mutation campaign builds its
 //! mutants, and must fail. (That each also passes on the unchanged RTL is
-//! every block's own `regression_files_replay` test.)
-
-mod support;
+//! every block's own `regression_files_replay` test.) The replay is the
+//! library's `replay_on` (`switchsim replay --rtl`), so this test binary
+//! compiles no runner of its own.
 
 use cosim::design::UserMap;
-use cosim::lockstep::{self, Options, Outcome, UserRtl, Waves};
-use model::stim::Stimulus;
+use cosim::lockstep::UserRtl;
 use std::path::{Path, PathBuf};
-use testbenches::registry::Visit;
-use testbenches::Bench;
+
+fn out_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("regressions")
+}
 
 /// A manifest: the line of `rtl/<block>.v` before and after the change.
 struct Manifest {
@@ -69,11 +70,7 @@ fn mutant_rtl(m: &Manifest, f: &Path) -> Vec<PathBuf> {
         .take_while(|c| c.is_whitespace())
         .collect();
     lines[hits[0]] = format!("{indent}{}", m.after.trim());
-    let dir = support::out_dir().join("regressions").join(format!(
-        "{}-{}",
-        m.block,
-        m.id.replace(':', "-")
-    ));
+    let dir = out_dir().join(format!("{}-{}", m.block, m.id.replace(':', "-")));
     std::fs::create_dir_all(&dir).unwrap();
     let top = dir.join(files[0].file_name().unwrap());
     std::fs::write(&top, lines.join("\n") + "\n").unwrap();
@@ -84,71 +81,59 @@ fn mutant_rtl(m: &Manifest, f: &Path) -> Vec<PathBuf> {
 
 type Job = Box<dyn FnOnce() -> Result<(), String> + Send>;
 
-/// Collects one job per regression stimulus with a manifest.
-struct Jobs(Vec<Job>);
-
-impl Visit for Jobs {
-    fn visit<B: Bench>(&mut self) {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("regressions")
-            .join(B::NAME);
-        let mut stims: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "stim"))
-            .collect();
-        stims.sort();
-        assert!(
-            stims.iter().any(|s| s.with_extension("mutant").exists()),
-            "{}: no regression stimulus names the mutant it catches (a `.mutant` beside it)",
-            dir.display()
-        );
-        for s in stims {
-            let mf = s.with_extension("mutant");
-            if !mf.exists() {
-                continue;
-            }
-            self.0.push(Box::new(move || {
-                let m = manifest(&mf);
-                assert_eq!(m.block, B::NAME, "{}", mf.display());
-                let files = mutant_rtl(&m, &mf);
-                let text = std::fs::read_to_string(&s).unwrap();
-                let stim = Stimulus::<B>::from_text(&text, &B::variants())
-                    .map_err(|e| format!("{}: {e}", s.display()))?;
-                let opts = Options {
-                    out_dir: support::out_dir().join("regressions"),
-                    waves: Waves::Never,
-                    user: Some(UserRtl {
-                        files,
-                        top: None,
-                        map: UserMap::default(),
-                        quick: true,
-                    }),
-                    ..Options::default()
-                };
-                match lockstep::run(&stim, &opts) {
-                    Ok(Outcome::Mismatch(_)) => Ok(()),
-                    Ok(_) => Err(format!(
-                        "{} no longer catches mutant {} (`{}`)",
-                        s.display(),
-                        m.id,
-                        m.after.trim()
-                    )),
-                    Err(e) => Err(format!("{}: {e:#}", s.display())),
-                }
-            }));
+/// One job per regression stimulus of `block` with a manifest.
+fn jobs(block: &'static str) -> Vec<Job> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testbenches/regressions")
+        .join(block);
+    let mut stims: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "stim"))
+        .collect();
+    stims.sort();
+    assert!(
+        stims.iter().any(|s| s.with_extension("mutant").exists()),
+        "{}: no regression stimulus names the mutant it catches (a `.mutant` beside it)",
+        dir.display()
+    );
+    let mut v: Vec<Job> = Vec::new();
+    for s in stims {
+        let mf = s.with_extension("mutant");
+        if !mf.exists() {
+            continue;
         }
+        v.push(Box::new(move || {
+            let m = manifest(&mf);
+            assert_eq!(m.block, block, "{}", mf.display());
+            let user = UserRtl {
+                files: mutant_rtl(&m, &mf),
+                top: None,
+                map: UserMap::default(),
+                quick: true,
+            };
+            match switchsim::cmd::replay_on(&s, &out_dir(), false, Some(&user)) {
+                Ok(1) => Ok(()),
+                Ok(_) => Err(format!(
+                    "{} no longer catches mutant {} (`{}`)",
+                    s.display(),
+                    m.id,
+                    m.after.trim()
+                )),
+                Err(e) => Err(format!("{}: {e:#}", s.display())),
+            }
+        }));
     }
+    v
 }
 
 #[test]
 fn every_regression_stimulus_catches_its_mutant() {
-    let mut jobs = Jobs(Vec::new());
-    testbenches::registry::each(&mut jobs);
-    let n = jobs.0.len();
-    assert!(n >= testbenches::registry::names().len());
+    let names = testbenches::registry::names();
+    let all: Vec<Job> = names.iter().flat_map(|&b| jobs(b)).collect();
+    assert!(all.len() >= names.len());
     // Two at a time: each builds its mutant (one compiler process).
-    let queue = std::sync::Mutex::new(jobs.0);
+    let queue = std::sync::Mutex::new(all);
     let failures = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|sc| {
         for _ in 0..2 {
