@@ -32,11 +32,14 @@ where
 /// a few hundred of the N = 32 and 64 arbiters).
 const WORD_BUDGET: usize = 12_000;
 
+type Job = Box<dyn FnOnce() + Send>;
+
 /// Every directed scenario of `B`, a random run on every variant (shorter
-/// for wider ones) and one on the default configuration.
-fn under_icarus<B: Bench>() {
+/// for wider ones) and one on the default configuration: one job each.
+fn under_icarus<B: Bench>(jobs: &mut Vec<Job>) {
     for s in B::scenarios() {
-        check(&(s.build)(), s.name);
+        let (build, name) = (s.build, s.name);
+        jobs.push(Box::new(move || check(&build(), name)));
     }
     let cycles_of = |v: &B::Params| {
         use model::PortGroup;
@@ -44,31 +47,56 @@ fn under_icarus<B: Bench>() {
     };
     for (k, v) in B::variants().into_iter().enumerate() {
         let cycles = cycles_of(&v);
-        let stim = testbenches::generate::<B>(&v, 7 * k as u64 + 1, cycles, None);
-        let label = model::Params::label(&stim.params);
-        check(&stim, &format!("random-{label}"));
+        jobs.push(Box::new(move || {
+            let stim = testbenches::generate::<B>(&v, 7 * k as u64 + 1, cycles, None);
+            let label = model::Params::label(&stim.params);
+            check(&stim, &format!("random-{label}"));
+        }));
     }
     let p = B::variants()[0].clone();
-    check(
-        &testbenches::generate::<B>(&p, 3, cycles_of(&p), Some(&B::default_config(&p))),
-        "default",
-    );
+    let cycles = cycles_of(&p);
+    jobs.push(Box::new(move || {
+        let stim = testbenches::generate::<B>(&p, 3, cycles, Some(&B::default_config(&p)));
+        check(&stim, "default");
+    }));
 }
 
 /// Every block of the registry, every variant (the N = 32 and 64 arbiters
-/// too, on a short run).
+/// too, on a short run), two Icarus runs at a time (each one process);
+/// every failure reported, not only the first.
 #[test]
 fn every_block_under_icarus() {
-    struct Each(usize);
+    struct Each(usize, Vec<Job>);
     impl testbenches::registry::Visit for Each {
         fn visit<B: Bench>(&mut self) {
-            under_icarus::<B>();
+            under_icarus::<B>(&mut self.1);
             self.0 += 1;
         }
     }
-    let mut e = Each(0);
+    let mut e = Each(0, Vec::new());
     testbenches::registry::each(&mut e);
     assert_eq!(e.0, testbenches::registry::names().len());
+    let queue = std::sync::Mutex::new(e.1);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|sc| {
+        for _ in 0..2 {
+            sc.spawn(|| loop {
+                let Some(job) = queue.lock().unwrap().pop() else {
+                    return;
+                };
+                if let Err(e) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)) {
+                    let text = e
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_else(|| "a job panicked".into());
+                    failures.lock().unwrap().push(text);
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

@@ -131,19 +131,23 @@ fn synth_variant<B: Block>(files: &[PathBuf]) -> B::Params {
         .clone()
 }
 
-/// Elaborates the default variant of `B`, or every variant with `all`
-/// (Yosys `hierarchy`, `proc`, `check`): prints `ok` or the latch or
-/// multiple driver Yosys found, per variant; 1 if any.
-pub fn elab_check<B: Block>(rtl: &Path, all: bool) -> Result<u8> {
+/// The Yosys elaboration checks (`hierarchy`, `proc`, `check`, no latch)
+/// of the variant `make synth` takes ([`synth_variant`]: a top level's
+/// smallest, since `stx_switch` at N = 8 takes 55 s against a few at
+/// N = 4, and its blocks are checked as themselves), or every variant with
+/// `all`: `(block and variant, script)`, run by [`elab_run`].
+pub fn elab_check<B: Block>(rtl: &Path, all: bool, out: &mut Vec<(String, String)>) -> Result<u8> {
     let files = cosim::golden::rtl_files(rtl, B::NAME)?;
     let reads: String = files
         .iter()
         .map(|f| format!("read_verilog -sv {}; ", f.display()))
         .collect();
-    let mut failed = 0;
-    let variants = B::variants();
-    let n = if all { variants.len() } else { 1 };
-    for p in variants.into_iter().take(n) {
+    let variants = if all {
+        B::variants()
+    } else {
+        vec![synth_variant::<B>(&files)]
+    };
+    for p in variants {
         let chparams: String = p
             .verilog()
             .iter()
@@ -154,37 +158,32 @@ pub fn elab_check<B: Block>(rtl: &Path, all: bool) -> Result<u8> {
              select -assert-none t:$dlatch t:$adlatch t:$dlatchsr",
             b = B::NAME
         );
-        let o = std::process::Command::new("yosys")
-            .args(["-q", "-p", &script])
-            .output()
-            .context("cannot run yosys (install it with `make deps`: apt-get install -y yosys)")?;
-        if o.status.success() {
-            println!(
-                "ok   {} {}: no latch, no multiple driver",
-                B::NAME,
-                p.label()
-            );
-            continue;
-        }
-        failed = 1;
-        let log =
-            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
-        // Yosys names the cells or drivers above its final ERROR line.
-        let why: Vec<&str> = log
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .filter(|l| {
-                l.contains("ERROR")
-                    || l.contains("latch")
-                    || l.contains("driver")
-                    || l.contains('$')
-            })
-            .take(6)
-            .collect();
-        println!("FAIL {} {}: {}", B::NAME, p.label(), why.join(" | "));
+        out.push((format!("{} {}", B::NAME, p.label()), script));
     }
-    Ok(failed)
+    Ok(0)
+}
+
+/// Runs one check of [`elab_check`]: its report line, and whether it passed.
+pub fn elab_run(what: &str, script: &str) -> Result<(bool, String)> {
+    let o = std::process::Command::new("yosys")
+        .args(["-q", "-p", script])
+        .output()
+        .context("cannot run yosys (install it with `make deps`: apt-get install -y yosys)")?;
+    if o.status.success() {
+        return Ok((true, format!("ok   {what}: no latch, no multiple driver")));
+    }
+    let log = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    // Yosys names the cells or drivers above its final ERROR line.
+    let why: Vec<&str> = log
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .filter(|l| {
+            l.contains("ERROR") || l.contains("latch") || l.contains("driver") || l.contains('$')
+        })
+        .take(6)
+        .collect();
+    Ok((false, format!("FAIL {what}: {}", why.join(" | "))))
 }
 
 pub fn synth_block<B: Block>(rtl: &Path, rows: &mut Vec<String>) -> Result<u8> {
@@ -636,8 +635,9 @@ pub struct SynthOpts {
     /// The RTL directory (default: the `rtl/` of the project this is run in).
     #[arg(long)]
     pub rtl: Option<PathBuf>,
-    /// Only elaborate each block's default variant (Yosys `proc`, seconds):
-    /// fails (exit 1) on a latch or a multiple driver; no synthesis.
+    /// Only elaborate each block's default variant (a top level's smallest;
+    /// Yosys `proc`, seconds, two at a time): fails (exit 1) on a latch or a
+    /// multiple driver; no synthesis.
     #[arg(long, conflicts_with = "write")]
     pub check: bool,
     /// With `--check`: every variant (the large ones take Yosys minutes).
@@ -657,15 +657,37 @@ pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
     let rtl = cosim::golden::project_rtl(rtl.as_deref())?;
     let names = names_or_all(blocks);
     if check {
-        let mut failed = 0;
+        let mut jobs = Vec::new();
         for b in &names {
-            failed |= for_block(
+            for_block(
                 b,
                 &mut ElabCheckC {
                     rtl: &rtl,
                     all: all_variants,
+                    out: &mut jobs,
                 },
             )?;
+        }
+        // Two Yosys processes at a time; the lines in the blocks' order.
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let done: Vec<std::sync::Mutex<Option<Result<(bool, String)>>>> =
+            jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        std::thread::scope(|sc| {
+            for _ in 0..2 {
+                sc.spawn(|| loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((what, script)) = jobs.get(k) else {
+                        return;
+                    };
+                    *done[k].lock().unwrap() = Some(elab_run(what, script));
+                });
+            }
+        });
+        let mut failed = 0;
+        for d in done {
+            let (ok, line) = d.into_inner().unwrap().expect("every job ran")?;
+            println!("{line}");
+            failed |= u8::from(!ok);
         }
         return Ok(failed);
     }

@@ -96,7 +96,7 @@ impl Command for SynthC<'_> {
     }
 }
 
-command!(ElabCheckC<'a> { rtl: &'a Path, all: bool } => elab_check);
+command!(ElabCheckC<'a> { rtl: &'a Path, all: bool, out: &'a mut Vec<(String, String)> } => elab_check);
 
 pub struct ListC;
 impl Command for ListC {
