@@ -670,8 +670,8 @@ pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
         }
         // Two Yosys processes at a time; the lines in the blocks' order.
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let done: Vec<std::sync::Mutex<Option<Result<(bool, String)>>>> =
-            jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        type Slot = std::sync::Mutex<Option<Result<(bool, String)>>>;
+        let done: Vec<Slot> = jobs.iter().map(|_| Slot::new(None)).collect();
         std::thread::scope(|sc| {
             for _ in 0..2 {
                 sc.spawn(|| loop {
