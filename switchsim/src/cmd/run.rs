@@ -462,7 +462,7 @@ pub fn cmd_trace<B: Bench>(name: Option<&str>, out: &Path, user: Option<&UserRtl
 }
 
 /// The model's outputs of every cycle of a scenario (scenarios have no
-/// reset cycles: `Some` error text for one that has).
+/// reset cycles: an error for one that has).
 fn scenario_outputs<B: Bench>(stim: &Stimulus<B>) -> Result<Vec<B::Outputs>, String> {
     let mut m = B::new(&stim.params, &stim.config);
     stim.cycles
