@@ -394,11 +394,16 @@ fn gain_name(k: i32) -> &'static str {
         .map_or("?", |(_, n)| n)
 }
 
+/// An experiment's name (an alias, so that serde's derive does not take
+/// the `&'static str` for a borrow of the CSV text).
+pub type Exp = &'static str;
+
 /// One run of the study: the setting, the seed, and every figure.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Row {
     /// Experiment.
-    pub exp: &'static str,
+    #[serde(deserialize_with = "exp_name")]
+    pub exp: Exp,
     /// Setting.
     pub label: String,
     /// x value of the charts.
@@ -807,110 +812,21 @@ pub fn write_study(rows: &[Row], stem: &std::path::Path) -> Result<Vec<Summary>>
 /// Reads the per-run CSV back (to redraw the summary and the charts).
 pub fn read_rows(path: &std::path::Path) -> Result<Vec<Row>> {
     let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    let mut r = csv::Reader::from_reader(text.as_bytes());
-    let head: Vec<String> = r.headers()?.iter().map(|h| h.to_string()).collect();
-    let mut out = vec![];
-    for (k, rec) in r.records().enumerate() {
-        let rec = rec.map_err(|e| anyhow!("{}: {e}", path.display()))?;
-        let rest = head
-            .iter()
-            .cloned()
-            .zip(rec.iter().map(|v| v.to_string()))
-            .collect();
-        out.push(
-            RowIn { rest }
-                .into_row()
-                .map_err(|e| anyhow!("{}: row {}: {e}", path.display(), k + 1))?,
-        );
-    }
-    Ok(out)
+    csv::Reader::from_reader(text.as_bytes())
+        .deserialize()
+        .enumerate()
+        .map(|(k, r)| r.map_err(|e| anyhow!("{}: row {}: {e}", path.display(), k + 1)))
+        .collect()
 }
 
-/// A row as read back: column name to text.
-struct RowIn {
-    rest: std::collections::BTreeMap<String, String>,
-}
-
-impl RowIn {
-    fn into_row(self) -> Result<Row> {
-        const EXPS: [&str; 7] = ["gains", "pm1", "rules", "w", "delay", "buffer", "offset"];
-        let name = self.rest.get("exp").cloned().unwrap_or_default();
-        let exp = EXPS
-            .iter()
-            .copied()
-            .find(|e| *e == name)
-            .ok_or_else(|| anyhow!("unknown experiment {name:?}"))?;
-        let g = |k: &str| -> Result<String> {
-            self.rest
-                .get(k)
-                .cloned()
-                .ok_or_else(|| anyhow!("column {k} missing"))
-        };
-        let f = |k: &str| -> Result<f64> { Ok(g(k)?.parse::<f64>()?) };
-        let of = |k: &str| -> Result<Option<f64>> {
-            let s = g(k)?;
-            Ok(if s.is_empty() { None } else { Some(s.parse()?) })
-        };
-        let u = |k: &str| -> Result<u64> { Ok(g(k)?.parse::<u64>()?) };
-        let ou = |k: &str| -> Result<Option<u64>> {
-            let s = g(k)?;
-            Ok(if s.is_empty() { None } else { Some(s.parse()?) })
-        };
-        Ok(Row {
-            exp,
-            label: g("label")?,
-            x: f("x")?,
-            topology: g("topology")?,
-            pm: u("pm")? as u16,
-            gd: u("gd")? as u8,
-            gi: u("gi")? as u8,
-            w: f("w")?,
-            delay: u("delay")?,
-            buffer: u("buffer")? as u32,
-            shared_cpid: g("shared_cpid")? == "true",
-            seed: u("seed")?,
-            cycles: u("cycles")?,
-            settle: of("settle")?,
-            mean: f("mean")?,
-            offset: f("offset")?,
-            drift: f("drift")?,
-            std: f("std")?,
-            period: f("period")?,
-            pp: f("pp")?,
-            range: f("range")?,
-            empty: f("empty")?,
-            empty_all: f("empty_all")?,
-            util: f("util")?,
-            drops: u("drops")?,
-            drops_ss: u("drops_ss")?,
-            loss: f("loss")?,
-            max_depth: u("max_depth")? as u32,
-            msgs: u("msgs")?,
-            neg: u("neg")?,
-            pos: u("pos")?,
-            qoff_samples: f("qoff_samples")?,
-            fb_samples: f("fb_samples")?,
-            fb_ratio: f("fb_ratio")?,
-            inc_rate: f("inc_rate")?,
-            dec_rate: f("dec_rate")?,
-            up_mean: of("up_mean")?,
-            up_empty: of("up_empty")?,
-            up_drops: ou("up_drops")?,
-            up_against_rate: of("up_against_rate")?,
-            up_against_n: ou("up_against_n")?,
-            up_ignored: ou("up_ignored")?,
-            jain: f("jain")?,
-            jain_min: f("jain_min")?,
-            jain_avg: f("jain_avg")?,
-            share_g0: f("share_g0")?,
-            share_down: of("share_down")?,
-            share_multi: of("share_multi")?,
-            msgs_per_mb: f("msgs_per_mb")?,
-            overhead: f("overhead")?,
-            delivered: f("delivered")?,
-            fallbacks: u("fallbacks")?,
-        })
-    }
+/// The experiment of a row read back, as one of the names the study runs.
+fn exp_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    const EXPS: [&str; 7] = ["gains", "pm1", "rules", "w", "delay", "buffer", "offset"];
+    let name = <String as serde::Deserialize>::deserialize(d)?;
+    EXPS.iter()
+        .copied()
+        .find(|e| *e == name)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown experiment {name:?}")))
 }
 
 /// Options of the study.
