@@ -209,31 +209,34 @@ fn verified(t: &str) -> u64 {
     n
 }
 
-#[test]
-fn sigint_and_sigterm_report_what_was_verified() {
-    // Built beforehand, so that the signal finds the run running.
+/// A run of the MMU for 10^9 cycles (waveforms for the first `vcd_cycles`)
+/// into `out`, sent `sig` after `after`. The design is built beforehand,
+/// so that the signal finds the run running.
+fn interrupted_mmu_run(out: &Path, vcd_cycles: &str, sig: i32, after: Duration) -> Output {
     let b = Command::new(EXE)
         .args(["build", "mmu", "--default-only"])
         .output()
         .unwrap();
     assert!(b.status.success(), "{}", text(&b));
+    let out = out.display().to_string();
+    let args = [
+        "run",
+        "mmu",
+        "--cycles",
+        "1000000000",
+        "--vcd-cycles",
+        vcd_cycles,
+        "--out",
+        &out,
+    ];
+    interrupted(&args, sig, after)
+}
+
+#[test]
+fn sigint_and_sigterm_report_what_was_verified() {
     let dir = work("signal");
-    let out = dir.display().to_string();
     for sig in [libc::SIGINT, libc::SIGTERM] {
-        let o = interrupted(
-            &[
-                "run",
-                "mmu",
-                "--cycles",
-                "1000000000",
-                "--vcd-cycles",
-                "0",
-                "--out",
-                &out,
-            ],
-            sig,
-            Duration::from_secs(3),
-        );
+        let o = interrupted_mmu_run(&dir, "0", sig, Duration::from_secs(3));
         let t = text(&o);
         assert_eq!(o.status.code(), Some(130), "signal {sig}: {t}");
         verified(&t);
@@ -242,27 +245,8 @@ fn sigint_and_sigterm_report_what_was_verified() {
 
 #[test]
 fn an_interrupted_traced_run_leaves_valid_waveforms() {
-    let b = Command::new(EXE)
-        .args(["build", "mmu", "--default-only"])
-        .output()
-        .unwrap();
-    assert!(b.status.success(), "{}", text(&b));
     let dir = work("traced");
-    let out = dir.display().to_string();
-    let o = interrupted(
-        &[
-            "run",
-            "mmu",
-            "--cycles",
-            "1000000000",
-            "--vcd-cycles",
-            "1000000000",
-            "--out",
-            &out,
-        ],
-        libc::SIGINT,
-        Duration::from_secs(4),
-    );
+    let o = interrupted_mmu_run(&dir, "1000000000", libc::SIGINT, Duration::from_secs(4));
     let t = text(&o);
     assert_eq!(o.status.code(), Some(130), "{t}");
     let n = verified(&t);
