@@ -159,20 +159,7 @@ fn files(name: &str, edit: Option<(&str, &str)>, map: &str) -> (String, String) 
 fn a_renamed_deeper_copy_passes_with_its_map() {
     let (rtl, map) = files("their_mmu", None, MAP);
     let out = work().join("pass");
-    let o = switchsim(&[
-        "run",
-        "mmu",
-        "--rtl",
-        &rtl,
-        "--map",
-        &map,
-        "--cycles",
-        "30000",
-        "--vcd-cycles",
-        "300",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_theirs(&rtl, &map, "30000", &["--vcd-cycles", "300"], &out);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("PASS mmu p4cw16 seed 1: 30000 cycles"), "{t}");
@@ -180,21 +167,24 @@ fn a_renamed_deeper_copy_passes_with_its_map() {
     // the very first compared step: the pipeline shifts `verdict`.
     let map0 = work().join("their_mmu_l0.toml");
     std::fs::write(&map0, MAP.replace("latency = 1", "latency = 0")).unwrap();
-    let o = switchsim(&[
-        "run",
-        "mmu",
-        "--rtl",
+    let o = run_theirs(
         &rtl,
-        "--map",
         map0.to_str().unwrap(),
-        "--cycles",
         "2000",
-        "--vcd-cycles",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+        &["--vcd-cycles", "0"],
+        &out,
+    );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+}
+
+/// `switchsim run mmu` on the designer's RTL `rtl` with the map `map`, for
+/// `cycles` cycles, into `out`, with `extra` options.
+fn run_theirs(rtl: &str, map: &str, cycles: &str, extra: &[&str], out: &Path) -> Output {
+    let out = out.to_str().unwrap();
+    let mut args = vec!["run", "mmu", "--rtl", rtl, "--map", map, "--cycles", cycles];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--out", out]);
+    switchsim(&args)
 }
 
 /// The first step of the MMU's default run (seed 1) with a lossless drop.
@@ -229,19 +219,7 @@ fn a_one_line_bug_fails_at_its_step_under_the_designers_names() {
         MAP,
     );
     let out = work().join("bug");
-    let o = switchsim(&[
-        "run",
-        "mmu",
-        "--rtl",
-        &rtl,
-        "--map",
-        &map,
-        "--cycles",
-        "30000",
-        "--json",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_theirs(&rtl, &map, "30000", &["--json"], &out);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     let line = t.lines().find(|l| l.starts_with('{')).expect("a JSON line");
@@ -287,20 +265,7 @@ fn a_bug_in_a_counter_kept_off_the_ports_is_caught_through_its_state_path() {
         MAP,
     );
     let out = work().join("state");
-    let o = switchsim(&[
-        "run",
-        "mmu",
-        "--rtl",
-        &rtl,
-        "--map",
-        &map,
-        "--cycles",
-        "30000",
-        "--vcd-cycles",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_theirs(&rtl, &map, "30000", &["--vcd-cycles", "0"], &out);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains("signal:     state shr_q["), "{t}");
