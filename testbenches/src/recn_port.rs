@@ -662,16 +662,25 @@ pub mod scenario {
         c.cfg_order_i = order;
         let mut s = Script::new(c);
         s.run(60, |t, _, _, i| {
+            six_behind_a_stall(t, i);
             match t {
-                1 | 3 | 5 => offer(i, MARK_A, 5, t.div_ceil(2) as u8),
-                2 | 4 | 6 => offer(i, MARK_B, 5, 10 + t as u8 / 2),
                 10 => notify(i, false, MARK_A, 2, 5),
                 11..=13 => offer(i, MARK_A, 5, t as u8 - 7),
                 _ => {}
             }
-            i.out_ready_i = t >= 30;
         });
         (s.stimulus(0x3a4c), s)
+    }
+
+    /// The start of [`marker`] and [`marker_chain`]: A1 B1 A2 B2 A3 B3 (SL
+    /// 5) offered in cycles 1 to 6, the output stalled until cycle 30.
+    fn six_behind_a_stall(t: usize, i: &mut RecnPortInputs) {
+        match t {
+            1 | 3 | 5 => offer(i, MARK_A, 5, t.div_ceil(2) as u8),
+            2 | 4 | 6 => offer(i, MARK_B, 5, 10 + t as u8 / 2),
+            _ => {}
+        }
+        i.out_ready_i = t >= 30;
     }
 
     /// Markers on: A1 B1 A2 B2 A3 B3 wait in detection queue 2 of VC1 as
@@ -684,15 +693,13 @@ pub mod scenario {
         c.cfg_order_i = true;
         let mut s = Script::new(c);
         s.run(60, |t, _, _, i| {
+            six_behind_a_stall(t, i);
             match t {
-                1 | 3 | 5 => offer(i, MARK_A, 5, t.div_ceil(2) as u8),
-                2 | 4 | 6 => offer(i, MARK_B, 5, 10 + t as u8 / 2),
                 10 => notify(i, false, MARK_A, 2, 5),
                 11 => notify(i, false, MARK_A, 3, 5),
                 12..=14 => offer(i, MARK_A, 5, t as u8 - 8),
                 _ => {}
             }
-            i.out_ready_i = t >= 30;
         });
         (s.stimulus(0x3a4d), s)
     }
