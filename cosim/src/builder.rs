@@ -423,6 +423,8 @@ fn design_key(d: &Design, flavor: Flavor) -> Result<String> {
     }
     h.update(verilator_args(d, "@", Path::new("@"), None).join(" "));
     h.update(flavor.cxx_flags(&t.root, Path::new("@")).join(" "));
+    // The rule that picks a level from the generated code's size.
+    h.update(format!("{:?} above {LARGE_BYTES}", Opt::O1));
     Ok(format!("{}-{}", d.name(), &hex(h.finalize())[..16]))
 }
 
@@ -543,7 +545,28 @@ pub fn check_ports(d: &Design, hdr: &[HeaderPort]) -> Vec<String> {
 /// Verilates `d` in `dir/v` with prefix `prefix`, checks its ports and
 /// state paths, and writes the shim and the translation units; returns the
 /// units' paths.
-fn verilate(d: &Design, prefix: &str, dir: &Path) -> Result<Vec<PathBuf>> {
+/// The C++ Verilator wrote for a design: its translation units and how
+/// much code they hold.
+struct Generated {
+    units: Vec<PathBuf>,
+    bytes: u64,
+}
+
+impl Generated {
+    /// How the units of `d` are optimised: `-O0` for a mutant, `-O1` above
+    /// [`LARGE_BYTES`], else the runtime's `-O2`.
+    fn opt(&self, d: &Design) -> Opt {
+        if d.quick {
+            Opt::O0
+        } else if self.bytes > LARGE_BYTES {
+            Opt::O1
+        } else {
+            Opt::Runtime
+        }
+    }
+}
+
+fn verilate(d: &Design, prefix: &str, dir: &Path) -> Result<Generated> {
     let log = dir.join("build.log");
     let mdir = dir.join("v");
     let vlt = shimgen::control_file(d)
@@ -668,23 +691,43 @@ fn verilate(d: &Design, prefix: &str, dir: &Path) -> Result<Vec<PathBuf>> {
         std::fs::write(&unit, text)?;
         paths.push(unit);
     }
-    Ok(paths)
+    Ok(Generated {
+        units: paths,
+        bytes: total,
+    })
 }
 
 /// Generated C++ per translation unit when a design is cut into several.
 const UNIT_BYTES: u64 = 6 << 20;
 /// At most this many units per design.
 const MAX_UNITS: usize = 4;
+/// Generated C++ above which a design is compiled at `-O1`. Only the two
+/// largest `stx_switch` variants are above it (N = 8: 21 MB, N = 16: 57 MB;
+/// the next, `arbiter` N = 64, 6.6 MB). Measured on N = 16, 2 compilers at
+/// a time: `-O2` 133 s, `-O1` 65 s; its simulation speed is in
+/// BENCHMARKS.md ("Cold set-up": 0.98 of `-O2` at N = 8, 0.70 at N = 16).
+const LARGE_BYTES: u64 = 16 << 20;
+
+/// The optimisation level of a design's units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opt {
+    /// The runtime's level (`-O2`), with its precompiled header.
+    Runtime,
+    /// `-O1`: a design whose compile time would dominate every build.
+    O1,
+    /// `-O0`: a design built to run once on a short stimulus (a mutant).
+    O0,
+}
 
 /// Compiles `units` into objects in their folder, in parallel; returns the
 /// objects.
-fn compile_all(rt: &Runtime, units: &[PathBuf], log: &Path, quick: bool) -> Result<Vec<PathBuf>> {
+fn compile_all(rt: &Runtime, units: &[PathBuf], log: &Path, opt: Opt) -> Result<Vec<PathBuf>> {
     let objs: Vec<PathBuf> = units.iter().map(|u| u.with_extension("o")).collect();
     std::thread::scope(|sc| -> Result<()> {
         let jobs: Vec<_> = units
             .iter()
             .zip(&objs)
-            .map(|(u, o)| sc.spawn(move || compile(rt, u, o, log, quick)))
+            .map(|(u, o)| sc.spawn(move || compile(rt, u, o, log, opt)))
             .collect();
         for j in jobs {
             j.join()
@@ -696,17 +739,22 @@ fn compile_all(rt: &Runtime, units: &[PathBuf], log: &Path, quick: bool) -> Resu
 }
 
 /// Compiles the unit with the runtime's flags and precompiled header.
-/// A quick unit is compiled at `-O0`, which the `-O2` precompiled header
-/// does not fit: GCC then reads the header itself (a second or two, against
-/// minutes of optimisation saved on a large design).
-fn compile(rt: &Runtime, unit: &Path, obj: &Path, log: &Path, quick: bool) -> Result<()> {
+/// A unit at another level than the runtime's does not fit the `-O2`
+/// precompiled header: GCC then reads the header itself (a second or two,
+/// against minutes of optimisation saved on a large design).
+fn compile(rt: &Runtime, unit: &Path, obj: &Path, log: &Path, opt: Opt) -> Result<()> {
+    let level = match opt {
+        Opt::Runtime => None,
+        Opt::O1 => Some("-O1"),
+        Opt::O0 => Some("-O0"),
+    };
     run_logged(
         Command::new("g++")
             .args(&rt.flags)
-            .args(quick.then_some("-O0"))
+            .args(level)
             .arg(format!("-I{}", rt.dir.join("pch").display()))
             .args(["-include", "vsim_pch.h"])
-            .args((!quick).then_some("-Winvalid-pch"))
+            .args(level.is_none().then_some("-Winvalid-pch"))
             .arg(format!("-I{}", unit.parent().unwrap().display()))
             .arg("-c")
             .arg(unit)
@@ -820,10 +868,10 @@ fn open(d: &Design, key: &str) -> Result<&'static Library> {
         let what = format!("{} {} ({})", d.block, d.label, d.top);
         progress(&what);
         let t0 = Instant::now();
-        let units = verilate(d, &prefix, tmp)?;
+        let code = verilate(d, &prefix, tmp)?;
         let t_v = t0.elapsed().as_secs_f64();
         let log = tmp.join("build.log");
-        let objs = compile_all(rt, &units, &log, d.quick)?;
+        let objs = compile_all(rt, &code.units, &log, code.opt(d))?;
         run_logged(
             Command::new("g++")
                 .args(["-shared", "-o"])
@@ -891,7 +939,7 @@ pub fn executable(d: &Design, flavor: Flavor, scratch: Option<&Path>) -> Result<
     let rt = runtime(flavor)?;
     let prefix = format!("V{}", d.name());
     let build = |tmp: &Path| -> Result<()> {
-        let units = verilate(d, &prefix, tmp)?;
+        let code = verilate(d, &prefix, tmp)?;
         let log = tmp.join("build.log");
         std::fs::write(
             tmp.join("main.cpp"),
@@ -912,7 +960,7 @@ pub fn executable(d: &Design, flavor: Flavor, scratch: Option<&Path>) -> Result<
                 d.out_words() + d.aux_words()
             ),
         )?;
-        let objs = compile_all(rt, &units, &log, d.quick)?;
+        let objs = compile_all(rt, &code.units, &log, code.opt(d))?;
         run_logged(
             Command::new("g++")
                 .args(&rt.flags)
