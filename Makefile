@@ -73,7 +73,7 @@ test: lint
 
 # Per block, for every block of the registry (testbenches/src/registry.rs):
 # `make test-<block>` runs the model's unit tests of that block and its
-# testbench (tests/<block>.rs). `make blocks` lists the names.
+# testbench (the module <block> of tests/all). `make blocks` lists the names.
 blocks: build
 	@$(SWITCHSIM) list
 
@@ -81,7 +81,7 @@ test-%: build
 	@$(SWITCHSIM) list | awk '{print $$1}' | grep -qx '$*' || \
 	  { echo "error: no block \`$*' (make blocks lists them)" >&2; exit 2; }
 	$(CARGO) test --release -p model $*::
-	$(CARGO) test --release -p testbenches --test $*
+	$(CARGO) test --release -p testbenches --test all $*::
 
 # Fuzz campaign over every block, FUZZ_CASES cases each (or FUZZ_TIME);
 # fails on a mismatch or on a coverage bin never hit.
@@ -169,7 +169,7 @@ sweep-recn-net-small: build
 test-bcn: build
 	$(CARGO) test --release -p studies bcn_
 	$(CARGO) test --release -p switchsim --lib study::bcn
-	$(CARGO) test --release -p testbenches --test bcn_cp --test bcn_rp
+	$(CARGO) test --release -p testbenches --test all -- bcn_cp:: bcn_rp::
 
 # The BCN study (docs/bcn.md): every experiment, 8 seeds per setting,
 # 10^7 cycles per run (the length docs/bcn_sweep.csv holds; --max-cycles

@@ -2,7 +2,7 @@
 //! model and RTL agree on it in lockstep, it is not empty, it declares its
 //! documented outcome (`Scenario::check`) and the run shows it. (The
 //! arbiter's Fig. 2 cases are also played on the whole STX system around
-//! the RTL arbiter, in `testbenches/tests/stx_switch.rs`.)
+//! the RTL arbiter, in `testbenches/tests/all/stx_switch.rs`.)
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! invariants against a reference resequencer, and the directed scenarios of
 //! seed 004 (Fig. 2).
 
-mod support;
+use crate::support;
 
 use model::stim::{Cycle, Stimulus};
 use model::stx_egress::{Fate, Scheme, StxEgress, StxEgressOutputs};

@@ -4,7 +4,7 @@
 //! several congestion points, Pm ~ 1/100, the buffer a burst needs with
 //! sampling, in closed loop with reaction points).
 
-mod support;
+use crate::support;
 
 use model::bcn_cp::{
     bcn_frame, feedback, parse_frame, BcnCp, BcnCpOutputs, BcnCpParams, Msg, FRAME_BYTES, PM_ALWAYS,

@@ -3,7 +3,7 @@
 //! tshark, directed receive checks from REFERENCE.md, and the system scenario
 //! of seeds 000 / 001 (MMU + PFC + link + upstream, headroom formula).
 
-mod support;
+use crate::support;
 
 use model::eth::beats;
 use model::pfc::{

@@ -2,7 +2,7 @@
 //! properties (conservation, the one-BDP buffer, utilisation against
 //! buffer / BDP), and the directed scenarios of seed 000.
 
-mod support;
+use crate::support;
 
 use model::credit::{Credit, CreditConfig, CreditInputs, CreditOutputs, CreditParams, BINS};
 use model::stim::{Cycle, Stimulus};

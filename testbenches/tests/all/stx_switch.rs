@@ -4,7 +4,7 @@
 //! with the same delay statistics on both sides; the directed scenarios of
 //! seed 004 (Fig. 2) through the switch; the switch on the arbiter's RTL.
 
-mod support;
+use crate::support;
 
 use cosim::lockstep::POWER_ON_RESET;
 use cosim::rtl::Rtl;

@@ -2,7 +2,7 @@
 //! invariants, the arithmetic of the seed's rules, and the directed
 //! scenarios of seed 003.
 
-mod support;
+use crate::support;
 
 use arbitrary_int::{u4, u5};
 use model::bcn_rp::{decrease, feedback, increase, Act, BcnRp, BcnRpOutputs, BcnRpParams};

@@ -1,7 +1,7 @@
 //! RECN port: equivalence of golden model and RTL, model invariants, and
 //! the directed scenarios of seed 002.
 
-mod support;
+use crate::support;
 
 use model::recn_port::{RecnPort, RecnPortParams};
 use model::stim::{Cycle, Stimulus};

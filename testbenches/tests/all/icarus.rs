@@ -3,7 +3,7 @@
 //! self-checking testbench generated from the port declaration. Icarus is a
 //! 4-state simulator: an X or Z on any output is a mismatch.
 
-mod support;
+use crate::support;
 
 use model::mmu::{Mmu, MmuParams};
 use model::stim::Stimulus;

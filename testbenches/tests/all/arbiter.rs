@@ -2,7 +2,7 @@
 //! iSLIP and STX rules checked on model traces, and directed scenarios
 //! (co-simulated as well).
 
-mod support;
+use crate::support;
 
 use model::arbiter::{
     random_of, stx_winners, Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams,

@@ -1,7 +1,7 @@
 //! `prim_timer`: equivalence of the model twin and the RTL, coverage, and
 //! the contract on a directed sequence.
 
-mod support;
+use crate::support;
 
 use model::prim_timer::{PrimTimer, PrimTimerConfig, PrimTimerInputs};
 use model::stim::{Cycle, Stimulus};

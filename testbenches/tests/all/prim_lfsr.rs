@@ -1,7 +1,7 @@
 //! `prim_lfsr`: equivalence of the model twin and the RTL, coverage, and a
 //! directed check of the maximal period through the RTL.
 
-mod support;
+use crate::support;
 
 use model::prim_lfsr::{PrimLfsr, PrimLfsrConfig};
 use model::Block;
@@ -44,7 +44,12 @@ fn a_regression_folder_holds_only_stimuli() {
 #[test]
 fn zero_cases_are_refused() {
     let o = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["equivalence_random", "--exact", "--test-threads", "1"])
+        .args([
+            "prim_lfsr::equivalence_random",
+            "--exact",
+            "--test-threads",
+            "1",
+        ])
         .env("PROPTEST_CASES", "0")
         .output()
         .unwrap();

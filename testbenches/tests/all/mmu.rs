@@ -1,7 +1,7 @@
 //! MMU admission: equivalence of golden model and RTL, model invariants, and
 //! the directed scenarios of seed 001.
 
-mod support;
+use crate::support;
 
 use model::mmu::{Mmu, MmuOutputs, MmuParams, Verdict, PRIOS};
 use model::stim::{Cycle, Stimulus};

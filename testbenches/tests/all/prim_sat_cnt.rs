@@ -1,7 +1,7 @@
 //! `prim_sat_cnt`: equivalence of the model twin and the RTL, coverage, and
 //! the netting rule on a directed sequence.
 
-mod support;
+use crate::support;
 
 use model::prim_sat_cnt::{PrimSatCnt, PrimSatCntConfig, PrimSatCntInputs};
 use model::stim::{Cycle, Stimulus};

@@ -7,7 +7,7 @@
 //! counters are compared through a state path, and with a strobe instead of
 //! a latency. Bugs in the RTL are caught at the right step.
 
-mod support;
+use crate::support;
 
 use cosim::design::UserMap;
 use cosim::lockstep::{self, Options, Outcome, UserRtl, Waves};

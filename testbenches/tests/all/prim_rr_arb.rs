@@ -1,7 +1,7 @@
 //! `prim_rr_arb`: equivalence of the model twin and the RTL, coverage, and
 //! fairness: with every requester on, N grants in a row serve each once.
 
-mod support;
+use crate::support;
 
 use model::prim_rr_arb::{PrimRrArb, PrimRrArbConfig, PrimRrArbInputs};
 use model::stim::{Cycle, Stimulus};

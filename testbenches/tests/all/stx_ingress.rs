@@ -3,7 +3,7 @@
 //! queues of cells with their arrival cycles), and the directed scenarios
 //! of seed 004 (Fig. 2, the STX policy).
 
-mod support;
+use crate::support;
 
 use model::stim::{Cycle, Stimulus};
 use model::stx_ingress::{

@@ -4,7 +4,7 @@
 //! on every port at every cycle; the merged VCD's `mismatch` rises at the
 //! reported cycle; the repro file replays.
 
-mod support;
+use crate::support;
 
 use cosim::lockstep::{self, Options, Outcome, Waves};
 use model::mmu::{Mmu, MmuParams};
