@@ -79,7 +79,7 @@ fn mutant_rtl(m: &Manifest, f: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-type Job = Box<dyn FnOnce() -> Result<(), String> + Send>;
+use testbenches::Job;
 
 /// One job per regression stimulus of `block` with a manifest.
 fn jobs(block: &'static str) -> Vec<Job> {
@@ -133,20 +133,6 @@ fn every_regression_stimulus_catches_its_mutant() {
     let all: Vec<Job> = names.iter().flat_map(|&b| jobs(b)).collect();
     assert!(all.len() >= names.len());
     // Two at a time: each builds its mutant (one compiler process).
-    let queue = std::sync::Mutex::new(all);
-    let failures = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|sc| {
-        for _ in 0..2 {
-            sc.spawn(|| loop {
-                let Some(job) = queue.lock().unwrap().pop() else {
-                    return;
-                };
-                if let Err(e) = job() {
-                    failures.lock().unwrap().push(e);
-                }
-            });
-        }
-    });
-    let failures = failures.into_inner().unwrap();
+    let failures = testbenches::two_at_a_time(all);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

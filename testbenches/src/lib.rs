@@ -283,3 +283,34 @@ pub fn generate<B: Bench>(
 ) -> Stimulus<B> {
     explicit(&run_of::<B>(p, seed, cycles as u64, config)).expect("this build's own generator")
 }
+
+/// A job of [`two_at_a_time`]: `Err` (or a panic) says what failed.
+pub type Job = Box<dyn FnOnce() -> Result<(), String> + Send>;
+
+/// Runs `jobs` two at a time (each may start a compiler or simulator
+/// process; CI machines have two cores), every one to its end: the
+/// failures, each job's `Err` or panic message, not only the first.
+pub fn two_at_a_time(jobs: Vec<Job>) -> Vec<String> {
+    let queue = std::sync::Mutex::new(jobs);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|sc| {
+        for _ in 0..2 {
+            sc.spawn(|| loop {
+                let Some(job) = queue.lock().unwrap().pop() else {
+                    return;
+                };
+                let failed = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)) {
+                    Ok(r) => r.err(),
+                    Err(e) => Some(
+                        e.downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_else(|| "a job panicked".into()),
+                    ),
+                };
+                failures.lock().unwrap().extend(failed);
+            });
+        }
+    });
+    failures.into_inner().unwrap()
+}

@@ -32,14 +32,17 @@ where
 /// a few hundred of the N = 32 and 64 arbiters).
 const WORD_BUDGET: usize = 12_000;
 
-type Job = Box<dyn FnOnce() + Send>;
+use testbenches::Job;
 
 /// Every directed scenario of `B`, a random run on every variant (shorter
 /// for wider ones) and one on the default configuration: one job each.
 fn under_icarus<B: Bench>(jobs: &mut Vec<Job>) {
     for s in B::scenarios() {
         let (build, name) = (s.build, s.name);
-        jobs.push(Box::new(move || check(&build(), name)));
+        jobs.push(Box::new(move || {
+            check(&build(), name);
+            Ok(())
+        }));
     }
     let cycles_of = |v: &B::Params| {
         use model::PortGroup;
@@ -51,6 +54,7 @@ fn under_icarus<B: Bench>(jobs: &mut Vec<Job>) {
             let stim = testbenches::generate::<B>(&v, 7 * k as u64 + 1, cycles, None);
             let label = model::Params::label(&stim.params);
             check(&stim, &format!("random-{label}"));
+            Ok(())
         }));
     }
     let p = B::variants()[0].clone();
@@ -58,6 +62,7 @@ fn under_icarus<B: Bench>(jobs: &mut Vec<Job>) {
     jobs.push(Box::new(move || {
         let stim = testbenches::generate::<B>(&p, 3, cycles, Some(&B::default_config(&p)));
         check(&stim, "default");
+        Ok(())
     }));
 }
 
@@ -76,26 +81,7 @@ fn every_block_under_icarus() {
     let mut e = Each(0, Vec::new());
     testbenches::registry::each(&mut e);
     assert_eq!(e.0, testbenches::registry::names().len());
-    let queue = std::sync::Mutex::new(e.1);
-    let failures = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|sc| {
-        for _ in 0..2 {
-            sc.spawn(|| loop {
-                let Some(job) = queue.lock().unwrap().pop() else {
-                    return;
-                };
-                if let Err(e) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)) {
-                    let text = e
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_else(|| "a job panicked".into());
-                    failures.lock().unwrap().push(text);
-                }
-            });
-        }
-    });
-    let failures = failures.into_inner().unwrap();
+    let failures = testbenches::two_at_a_time(e.1);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
