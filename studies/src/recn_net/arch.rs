@@ -28,7 +28,7 @@
 
 use crate::bcn_loop::Stepper;
 use arbitrary_int::{u3, u5};
-use model::recn_port::{RecnPort, RecnPortConfig, RecnPortInputs, RecnPortParams};
+use model::recn_port::{RecnPort, RecnPortConfig, RecnPortInputs, RecnPortOutputs, RecnPortParams};
 use model::PortGroup;
 use std::collections::VecDeque;
 
@@ -369,6 +369,10 @@ pub struct Recn<S> {
     blk: S,
     p: RecnPortParams,
     inp: RecnPortInputs,
+    /// The last step's outputs, stepped into in place: a fresh outputs
+    /// struct per step (its per-line vectors) was a third of a 128-end-point
+    /// run's time in the allocator.
+    out: RecnPortOutputs,
     mirror: Vec<VecDeque<Pkt>>,
     /// The CAM lines as the last step's registered outputs show them.
     cur: Vec<LineView>,
@@ -429,6 +433,7 @@ impl<S: Stepper<RecnPort>> Recn<S> {
             blk,
             p,
             inp: RecnPortInputs::zero(&p),
+            out: RecnPortOutputs::zero(&p),
             mirror: vec![VecDeque::new(); p.nq()],
             cur: vec![(false, 0, 0, 0, false); p.l()],
             seen: vec![(false, 0, 0, 0, false); p.l()],
@@ -539,10 +544,10 @@ impl<S: Stepper<RecnPort>> PortEngine for Recn<S> {
         if idle && self.quiet && self.skip_quiet {
             return SlotOut::default();
         }
-        let o = self
-            .blk
-            .step(&self.inp)
+        self.blk
+            .step_into(&self.inp, &mut self.out)
             .unwrap_or_else(|e| panic!("RECN port, cycle {}: {e}", self.cycles));
+        let o = &self.out;
         self.cycles += 1;
         self.acts[o.ntf_act_o.value() as usize] += 1;
         self.rls_hits += u64::from(o.rls_hit_o);
