@@ -186,36 +186,127 @@ pub fn elab_run(what: &str, script: &str) -> Result<(bool, String)> {
     Ok((false, format!("FAIL {what}: {}", why.join(" | "))))
 }
 
-pub fn synth_block<B: Block>(rtl: &Path, rows: &mut Vec<String>) -> Result<u8> {
+/// The RTL files whose modules synthesis keeps as black boxes: the memory
+/// primitives, which stand for SRAM macros or register files. Logic depth
+/// is measured between flip-flops and their ports (their read is
+/// registered), and their bits are counted apart from the flip-flops.
+fn is_memory_primitive(f: &Path) -> bool {
+    f.file_stem()
+        .and_then(|s| s.to_str())
+        .is_some_and(|s| s.starts_with("prim_ram_"))
+}
+
+/// Bits held in memories, from a Yosys `dump` of the flattened design's
+/// inferred memories (`$mem_v2`: SIZE x WIDTH) and memory primitives (black
+/// boxes: D x W): `(inferred, in primitives)`.
+fn memory_bits(dump: &str) -> Result<(u64, u64)> {
+    let (mut inferred, mut boxed) = (0, 0);
+    let cells = dump.split("\n  cell ").skip(1);
+    for cell in cells {
+        let head = cell.lines().next().unwrap_or_default().to_string();
+        let param = |name: &str| -> Option<u64> {
+            cell.lines()
+                .map(str::trim)
+                .take_while(|l| !l.starts_with("connect") && !l.starts_with("end"))
+                .find_map(|l| {
+                    let rest = l.strip_prefix("parameter ")?;
+                    let rest = rest.strip_prefix("signed ").unwrap_or(rest);
+                    let (n, v) = rest.split_once(' ')?;
+                    (n == name).then(|| v.trim().parse().ok()).flatten()
+                })
+        };
+        if head.starts_with("$mem_v2") {
+            let (Some(size), Some(width)) = (param("\\SIZE"), param("\\WIDTH")) else {
+                bail!("an inferred memory without SIZE and WIDTH: `{head}`");
+            };
+            inferred += size * width;
+        } else {
+            let (Some(d), Some(w)) = (param("\\D"), param("\\W")) else {
+                bail!(
+                    "memory primitive `{head}` does not set both W and D: give both \
+                     parameters so that its bits can be counted"
+                );
+            };
+            boxed += d * w;
+        }
+    }
+    Ok((inferred, boxed))
+}
+
+/// Logic depth from a Yosys `ltp` report: the longest path's length, in
+/// cells (two-input gates and muxes after `abc -g`).
+fn ltp_depth(report: &str) -> Option<u64> {
+    let at = report.find("(length=")? + "(length=".len();
+    let len = &report[at..];
+    len[..len.find(')')?].parse().ok()
+}
+
+/// The gates logic depth is counted in: two-input gates and 2:1 muxes, the
+/// same for every block (about 40 of them fit one 1 GHz clock).
+pub const DEPTH_GATES: &str = "AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX";
+
+/// Synthesises `variant` of a block (default: the variant `make synth`
+/// takes) and appends its table row: cells, flip-flops, muxes, memory bits,
+/// logic depth between flip-flops, Yosys seconds.
+pub fn synth_block<B: Block>(
+    rtl: &Path,
+    variant: Option<&str>,
+    rows: &mut Vec<String>,
+) -> Result<u8> {
     let files = cosim::golden::rtl_files(rtl, B::NAME)?;
-    let p = &synth_variant::<B>(&files);
-    let stat = std::env::temp_dir().join(format!(
-        "switchsim-synth-{}-{}.txt",
-        B::NAME,
-        std::process::id()
-    ));
+    let p = &match variant {
+        Some(_) => super::variant_of::<B>(variant)?,
+        None => synth_variant::<B>(&files),
+    };
+    let tmp = |what: &str| {
+        std::env::temp_dir().join(format!(
+            "switchsim-synth-{}-{}-{what}.txt",
+            B::NAME,
+            std::process::id()
+        ))
+    };
+    let (stat, mem, ltp) = (tmp("stat"), tmp("mem"), tmp("ltp"));
     let chparams: String = p
         .verilog()
         .iter()
         .map(|(k, v)| format!(" -chparam {k} {v}"))
         .collect();
+    // A memory primitive is a black box inside a block, itself as the top.
     let reads: String = files
         .iter()
-        .map(|f| format!("read_verilog -sv {}; ", f.display()))
+        .map(|f| {
+            let lib = if is_memory_primitive(f) && f != &files[0] {
+                " -lib"
+            } else {
+                ""
+            };
+            format!("read_verilog -sv{lib} {}; ", f.display())
+        })
         .collect();
     let script = format!(
         "{reads}hierarchy -check -top {b}{chparams}; proc; check -assert; \
          select -assert-none t:$dlatch t:$adlatch t:$dlatchsr; \
+         design -push-copy; flatten; opt -fast; memory -nomap; \
+         tee -q -o {mem} dump t:$mem_v2 t:*prim_ram_*; design -pop; \
          synth -flatten -top {b}; check -assert; select -assert-none t:$_DLATCH*; \
-         tee -q -o {stat} stat",
+         tee -q -o {stat} stat; \
+         abc -g {DEPTH_GATES}; tee -q -o {ltp} ltp -noff * t:*prim_ram_* %d",
         b = B::NAME,
-        stat = stat.display()
+        stat = stat.display(),
+        mem = mem.display(),
+        ltp = ltp.display(),
     );
     let t0 = std::time::Instant::now();
     let o = std::process::Command::new("yosys")
         .args(["-q", "-p", &script])
         .output()
         .context("cannot run yosys (install it with `make deps`: apt-get install -y yosys)")?;
+    let read = |f: &Path| {
+        let t = std::fs::read_to_string(f);
+        let _ = std::fs::remove_file(f);
+        t
+    };
+    let (text, dump, path) = (read(&stat), read(&mem), read(&ltp));
     if !o.status.success() {
         bail!(
             "yosys failed on {} {}:\n{}{}",
@@ -225,8 +316,7 @@ pub fn synth_block<B: Block>(rtl: &Path, rows: &mut Vec<String>) -> Result<u8> {
             String::from_utf8_lossy(&o.stderr)
         );
     }
-    let text = std::fs::read_to_string(&stat)?;
-    let _ = std::fs::remove_file(&stat);
+    let (text, dump, path) = (text?, dump?, path?);
     let count = |pat: &str| -> u64 {
         text.lines()
             .filter(|l| l.trim_start().starts_with(pat))
@@ -241,13 +331,26 @@ pub fn synth_block<B: Block>(rtl: &Path, rows: &mut Vec<String>) -> Result<u8> {
     // `$_DFF*` includes `$_DFFE*`, `$_SDFF*` includes `$_SDFFE*`.
     let flops = count("$_DFF") + count("$_SDFF") + count("$_ALDFF");
     let muxes = count("$_MUX_");
+    let (inferred, boxed) = memory_bits(&dump)?;
+    let depth = ltp_depth(&path)
+        .ok_or_else(|| anyhow!("no longest path in Yosys' `ltp` report of {}", B::NAME))?;
+    // Inferred memories are mapped to flip-flops by `synth` (and counted
+    // there too); a primitive's bits are not flip-flops.
+    let mem_bits = match (inferred, boxed) {
+        (0, 0) => "0".to_string(),
+        (i, 0) => format!("{i} (in flip-flops)"),
+        (0, b) => b.to_string(),
+        (i, b) => format!("{b} + {i} (in flip-flops)"),
+    };
     let row = format!(
-        "| {} | {} | {} | {} | {} | {:.0} |",
+        "| {} | {} | {} | {} | {} | {} | {} | {:.0} |",
         B::NAME,
         p.label(),
         cells,
         flops,
         muxes,
+        mem_bits,
+        depth,
         t0.elapsed().as_secs_f64()
     );
     println!("{row}");
@@ -643,7 +746,15 @@ pub struct SynthOpts {
     /// With `--check`: every variant (the large ones take Yosys minutes).
     #[arg(long, requires = "check")]
     pub all_variants: bool,
+    /// Synthesise this structural variant (see `switchsim list`) of the one
+    /// block named, instead of the default one.
+    #[arg(long, conflicts_with = "check")]
+    pub variant: Option<String>,
 }
+
+const TABLE_HEAD: &str =
+    "| block | variant | cells | flip-flops | muxes | memory bits | depth | yosys s |\n\
+     |---|---|---:|---:|---:|---:|---:|---:|";
 
 /// `switchsim synth`.
 pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
@@ -653,7 +764,11 @@ pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
         rtl,
         check,
         all_variants,
+        variant,
     } = o;
+    if variant.is_some() && blocks.len() != 1 {
+        bail!("--variant names a variant of one block: name exactly one block");
+    }
     let rtl = cosim::golden::project_rtl(rtl.as_deref())?;
     let names = names_or_all(blocks);
     if check {
@@ -691,12 +806,17 @@ pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
         }
         return Ok(failed);
     }
-    println!(
-        "| block | variant | cells | flip-flops | muxes | yosys s |\n|---|---|---:|---:|---:|---:|"
-    );
+    println!("{TABLE_HEAD}");
     let mut rows = Vec::new();
     for b in &names {
-        for_block(b, &mut SynthC(&rtl, &mut rows))?;
+        for_block(
+            b,
+            &mut SynthC {
+                rtl: &rtl,
+                variant: variant.as_deref(),
+                rows: &mut rows,
+            },
+        )?;
     }
     if let Some(path) = write {
         // Blocks not synthesised in this run keep their row.
@@ -712,11 +832,12 @@ pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
             })
             .collect();
         let md = format!(
-            "Generated by `make synth` (Yosys generic `synth`, default variant of each \
-             block, smallest of a top level; the run fails on a latch or a multiple \
-             driver).\n\n\
-             | block | variant | cells | flip-flops | muxes | yosys s |\n\
-             |---|---|---:|---:|---:|---:|\n{}\n",
+            "Generated by `make synth` (Yosys generic `synth -flatten`, default variant of \
+             each block, smallest of a top level; the run fails on a latch or a multiple \
+             driver). Memory bits: words x width of the memory primitives (black boxes) \
+             and of memories Yosys inferred (which `synth` maps to flip-flops). Depth: \
+             the longest path between flip-flops, memory ports and the block's ports \
+             after `abc -g {DEPTH_GATES}`, by `ltp -noff`.\n\n{TABLE_HEAD}\n{}\n",
             merged.join("\n")
         );
         crate::bench::update_file(&path, &md)?;
@@ -857,4 +978,56 @@ pub fn mutate_blocks(o: MutateOpts) -> Result<u8> {
         println!("updated {}", path.display());
     }
     Ok(worst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cut from Yosys 0.23's `dump` of a design with one inferred memory
+    /// (8 x 16) and one memory primitive (20 x 16).
+    const DUMP: &str = r#"
+
+  attribute \src "top.v:4.14-4.15"
+  cell $mem_v2 \m
+    parameter \INIT 128'x
+    parameter \WR_PORTS 1
+    parameter \RD_INIT_VALUE 16'x
+    parameter \ABITS 3
+    parameter \SIZE 8
+    parameter \OFFSET 0
+    parameter \WIDTH 16
+    parameter \MEMID "\\m"
+    connect \RD_DATA \q
+  end
+
+  attribute \module_not_derived 1
+  attribute \src "top.v:3.35-3.139"
+  cell \prim_ram_1r1w \u_ram
+    parameter signed \D 20
+    parameter signed \W 16
+    connect \clk_i \clk_i
+  end
+"#;
+
+    #[test]
+    fn memory_bits_are_counted_per_kind() {
+        assert_eq!(memory_bits(DUMP).unwrap(), (8 * 16, 20 * 16));
+        assert_eq!(memory_bits("\n").unwrap(), (0, 0));
+    }
+
+    #[test]
+    fn a_primitive_without_its_size_is_refused() {
+        let no_d = DUMP.replace("    parameter signed \\D 20\n", "");
+        let e = memory_bits(&no_d).unwrap_err().to_string();
+        assert!(e.contains("does not set both W and D"), "{e}");
+    }
+
+    #[test]
+    fn depth_is_read_from_ltp() {
+        let r = "\n10. Executing LTP pass (find longest path).\n\n\
+                 Longest topological path in top (length=27):\n    0: \\a [0]\n";
+        assert_eq!(ltp_depth(r), Some(27));
+        assert_eq!(ltp_depth("no path"), None);
+    }
 }

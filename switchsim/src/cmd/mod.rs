@@ -89,12 +89,7 @@ impl Command for LintC<'_> {
     }
 }
 
-pub struct SynthC<'a>(pub &'a Path, pub &'a mut Vec<String>);
-impl Command for SynthC<'_> {
-    fn call<B: Bench>(&mut self) -> Result<u8> {
-        synth_block::<B>(self.0, self.1)
-    }
-}
+command!(SynthC<'a> { rtl: &'a Path, variant: Option<&'a str>, rows: &'a mut Vec<String> } => synth_block);
 
 command!(ElabCheckC<'a> { rtl: &'a Path, all: bool, out: &'a mut Vec<(String, String)> } => elab_check);
 
