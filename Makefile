@@ -153,11 +153,15 @@ test-recn-net: build
 	$(CARGO) test --release -p switchsim --test recn_net
 	$(CARGO) test --release -p switchsim study::recn
 
-# Figs. 2-5, the hot spot and RECN's variants, 128 end points, 8 traffic
-# draws per point, into docs/ (docs/recn_net.md). Long: about 330 runs of
-# 30 s (VOQ) to 4 min (RECN) each on one shared core.
+# Figs. 2-5 and the hot spot at the paper's size (128 end points), 8
+# traffic draws per point, into docs/ (docs/recn_net.md): the loads the
+# conclusions use, the hot spot at 0.8, no variants, 2000 + 5000 slots;
+# 120 runs, about 30 min of one idle core. Without the options, the
+# command's full plan (every load and variant, 3000 + 8000 slots) takes
+# several hours.
 sweep-recn-net: build
-	nice -n 10 $(SWITCHSIM) study recn --jobs 1 --out docs/recn_net
+	nice -n 10 $(SWITCHSIM) study recn --loads 0.5,0.8,0.9,1.0 --hot-loads 0.8 \
+		--variants none --warmup 2000 --slots 5000 --jobs 1 --out docs/recn_net
 
 # The same study on the 16-end-point network of 4-port switches (the RTL
 # variant's size), 8 draws per point: about 40 minutes on one shared core.
