@@ -23,6 +23,7 @@ pub mod mmu;
 pub mod pfc;
 pub mod prim;
 pub mod prim_lfsr;
+pub mod prim_ram_1r1w;
 pub mod prim_rr_arb;
 pub mod prim_sat_cnt;
 pub mod prim_timer;

@@ -219,6 +219,82 @@ impl RrArb {
     }
 }
 
+/// `prim_ram_1r1w`: `d` words of `w` bits with one write port and one
+/// registered, read-first read port (`docs/prim_ram_1r1w.md`).
+///
+/// The struct a block model holds where its RTL instantiates the
+/// primitive: [`Ram1r1w::rdata`] is `rdata_o` of the cycle (registered, so
+/// it does not depend on the cycle's inputs), [`Ram1r1w::step`] is one
+/// clock edge. The words start at 0 (`new`); the hardware's are undefined
+/// until written, so a block reads only words it wrote since its reset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ram1r1w {
+    /// Data bits per word (`W`, 1..=64).
+    pub w: u32,
+    /// The words (`D` of them, `mem`; no reset in the RTL, 0 here).
+    pub mem: Vec<u64>,
+    /// The read register (`rdata_q`, reset 0), driven on `rdata_o`.
+    pub rdata_q: u64,
+}
+
+impl Ram1r1w {
+    /// The memory at reset: `d` words of `w` bits, all 0, `rdata_q` 0.
+    pub fn new(w: u32, d: u32) -> Self {
+        assert!((1..=64).contains(&w), "prim_ram_1r1w: W = {w}, not 1..=64");
+        assert!(
+            (2..=4096).contains(&d),
+            "prim_ram_1r1w: D = {d}, not 2..=4096"
+        );
+        Ram1r1w {
+            w,
+            mem: vec![0; d as usize],
+            rdata_q: 0,
+        }
+    }
+
+    /// `D`, the number of words.
+    pub fn depth(&self) -> u32 {
+        self.mem.len() as u32
+    }
+
+    /// The address names a word (`addr < D`); an access outside is ignored.
+    pub fn in_range(&self, addr: u32) -> bool {
+        (addr as usize) < self.mem.len()
+    }
+
+    /// `rdata_o`: the read register.
+    pub const fn rdata(&self) -> u64 {
+        self.rdata_q
+    }
+
+    /// One clock edge: `next = f(current, inputs)`. The read takes the word
+    /// as it is before this edge's write (read-first); with `re` low or
+    /// `raddr >= D` the read register holds; a write at `waddr >= D` is
+    /// dropped. Returns `rdata_o` of the cycle (the register before the
+    /// edge).
+    pub fn step(&mut self, we: bool, waddr: u32, wdata: u64, re: bool, raddr: u32) -> u64 {
+        assert!(
+            self.w == 64 || wdata >> self.w == 0,
+            "prim_ram_1r1w: write data {wdata:#x} wider than W = {}",
+            self.w
+        );
+        let rdata_o = self.rdata_q;
+        // Next state, from the registers at the start of the cycle only.
+        let rdata_d = if re && self.in_range(raddr) {
+            self.mem[raddr as usize]
+        } else {
+            self.rdata_q
+        };
+        let mem_we = we && self.in_range(waddr);
+        // The edge.
+        if mem_we {
+            self.mem[waddr as usize] = wdata;
+        }
+        self.rdata_q = rdata_d;
+        rdata_o
+    }
+}
+
 /// Sequence numbers of `SW` bits, as the OSMOSIS adapters carry them
 /// (`stx_ingress`, `stx_egress`): serial-number arithmetic modulo `2^SW`.
 /// In the RTL this is plain `SW`-bit wrapping arithmetic (an addition or a
@@ -355,6 +431,30 @@ mod tests {
         assert_eq!(a.ptr, 0, "wraps at n, not at a power of two");
         assert_eq!(a.clock(0b110, false), Some(1));
         assert_eq!(a.ptr, 0);
+    }
+
+    #[test]
+    fn ram_reads_first_holds_and_ignores_out_of_range() {
+        let mut r = Ram1r1w::new(8, 12);
+        for a in 0..12 {
+            r.step(true, a, 0x10 + a as u64, false, 0);
+        }
+        // Read and write word 5 in one cycle: the old word, then the new.
+        assert_eq!(r.step(true, 5, 0xAA, true, 5), 0);
+        assert_eq!(r.rdata(), 0x15, "read-first");
+        r.step(false, 0, 0, true, 5);
+        assert_eq!(r.rdata(), 0xAA);
+        // re low: the register holds, even when its word is rewritten.
+        r.step(true, 5, 0xBB, false, 0);
+        assert_eq!(r.rdata(), 0xAA);
+        // Out of range: the read holds, the write changes no word.
+        r.step(true, 12, 0xFF, true, 15);
+        assert_eq!(r.rdata(), 0xAA);
+        assert_eq!(r.mem[4], 0x14, "no alias of 12");
+        assert_eq!(r.mem[0], 0x10);
+        r.step(false, 0, 0, true, 11);
+        assert_eq!(r.rdata(), 0x1B, "the last word");
+        assert_eq!(r.step(false, 0, 0, false, 0), 0x1B);
     }
 
     #[test]

@@ -1026,7 +1026,7 @@ fn no_block_has_a_latch() {
     let o = switchsim(&["synth", "--check"]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    for b in ["mmu", "stx_switch", "prim_timer"] {
+    for b in ["mmu", "stx_switch", "prim_timer", "prim_ram_1r1w"] {
         assert!(
             out.contains(&format!("ok   {b} ")),
             "{b} not checked:\n{out}"

@@ -4,11 +4,16 @@
 //! with a streamed random generator biased towards its edges: an LFSR held
 //! and stepped, a timer loaded near 0, at 1 and at its maximum and ticked
 //! through its expiry, a counter pushed over both ends and netted at its
-//! maximum, an arbiter's requests sparse, dense and all set.
+//! maximum, an arbiter's requests sparse, dense and all set, a memory
+//! written over every word and then read and written at its first and
+//! last words, at one word in one cycle, back to back and held.
 
 use crate::rng::Rng;
 use crate::Bench;
 use model::prim_lfsr::{PrimLfsr, PrimLfsrConfig, PrimLfsrInputs, PrimLfsrOutputs, PrimLfsrParams};
+use model::prim_ram_1r1w::{
+    PrimRam1r1w, PrimRam1r1wConfig, PrimRam1r1wInputs, PrimRam1r1wOutputs, PrimRam1r1wParams,
+};
 use model::prim_rr_arb::{
     PrimRrArb, PrimRrArbConfig, PrimRrArbInputs, PrimRrArbOutputs, PrimRrArbParams,
 };
@@ -277,6 +282,194 @@ impl Bench for PrimRrArb {
     }
 }
 
+/// The random generator of `prim_ram_1r1w`.
+///
+/// After every reset (power-on and the ones it issues) it first writes
+/// every word once, in address order, reading only words already written
+/// (the words have no reset, so a read of a word not written since reset
+/// is undefined: `docs/prim_ram_1r1w.md`). Then runs of traffic: random
+/// enables, read-write collisions on one word, back-to-back reads, holds
+/// (read enable low, often while the word held is rewritten), and the
+/// first, last and (where the variant allows them) out-of-range addresses.
+/// With `CHECK_ADDR` set an out-of-range address goes only on a port whose
+/// enable is low.
+#[derive(Clone, Debug)]
+pub struct RamGen {
+    p: PrimRam1r1wParams,
+    rng: Rng,
+    /// Words written since the last reset: `0..swept` (the sweep).
+    swept: u32,
+    /// The current run: its kind, cycles left, write and read
+    /// probabilities in percent.
+    kind: u8,
+    run: u32,
+    p_we: u64,
+    p_re: u64,
+    /// The last read address (the word the read register holds).
+    last_read: u32,
+}
+
+impl RamGen {
+    /// An address in range, the first and the last word often.
+    fn word(&mut self) -> u32 {
+        let d = self.p.d;
+        match self.rng.below(6) {
+            0 => 0,
+            1 => d - 1,
+            _ => self.rng.below(d as u64) as u32,
+        }
+    }
+
+    /// An address the ports carry but that names no word (`None` when the
+    /// depth is a power of two).
+    fn beyond(&mut self) -> Option<u32> {
+        let top = 1u32 << self.p.aw();
+        (self.p.d < top).then(|| self.rng.range(self.p.d as u64, top as u64 - 1) as u32)
+    }
+
+    /// An address for an enabled port: out of range now and then where the
+    /// variant does not assert on it.
+    fn addr(&mut self) -> u32 {
+        if !self.p.check_addr && self.rng.below(16) == 0 {
+            if let Some(a) = self.beyond() {
+                return a;
+            }
+        }
+        self.word()
+    }
+
+    /// An address for a disabled port: anything the port carries.
+    fn any(&mut self) -> u32 {
+        if self.rng.below(4) == 0 {
+            if let Some(a) = self.beyond() {
+                return a;
+            }
+        }
+        self.word()
+    }
+}
+
+impl Generator<PrimRam1r1w> for RamGen {
+    fn next(&mut self, _: &PrimRam1r1w, _: &PrimRam1r1wOutputs, i: &mut PrimRam1r1wInputs) -> Step {
+        if self.rng.below(5000) == 0 {
+            self.swept = 0;
+            return Step::Reset;
+        }
+        let w = self.p.w;
+        let (mut we, mut wa, mut re, mut ra);
+        if self.swept < self.p.d {
+            // The sweep: word `swept` now; reads only of words written in
+            // an earlier cycle.
+            we = true;
+            wa = self.swept;
+            self.swept += 1;
+            re = wa > 0 && self.rng.bool();
+            ra = if re {
+                self.rng.below(wa as u64) as u32
+            } else {
+                self.any()
+            };
+        } else {
+            if self.run == 0 {
+                self.kind = self.rng.below(5) as u8;
+                self.run = self.rng.range(1, 40) as u32;
+                self.p_we = self.rng.pick(&[0, 30, 70, 100]);
+                self.p_re = self.rng.pick(&[0, 30, 70, 100]);
+            }
+            self.run -= 1;
+            we = self.rng.below(100) < self.p_we;
+            re = self.rng.below(100) < self.p_re;
+            wa = self.addr();
+            ra = self.addr();
+            match self.kind {
+                // Collisions: a read and a write of one word.
+                1 => {
+                    we = self.rng.below(8) != 0;
+                    re = self.rng.below(8) != 0;
+                    ra = wa;
+                }
+                // Streaming reads, back to back, often of one word.
+                2 => {
+                    re = true;
+                    if self.rng.bool() {
+                        ra = self.last_read;
+                    }
+                }
+                // Holds: the read enable low, the word held rewritten.
+                3 => {
+                    re = false;
+                    if self.rng.bool() {
+                        wa = self.last_read;
+                    }
+                }
+                // Uniform (0) or edges (4: first and last words on both).
+                4 => {
+                    wa = if self.rng.bool() { 0 } else { self.p.d - 1 };
+                    ra = if self.rng.bool() { 0 } else { self.p.d - 1 };
+                }
+                _ => {}
+            }
+            if !we {
+                wa = self.any();
+            }
+            if !re {
+                ra = self.any();
+            }
+        }
+        if re && ra < self.p.d {
+            self.last_read = ra;
+        }
+        i.we_i = we;
+        i.waddr_i = wa as u16;
+        i.wdata_i = edgy(&mut self.rng, w);
+        i.re_i = re;
+        i.raddr_i = ra as u16;
+        Step::Drive
+    }
+}
+
+impl Bench for PrimRam1r1w {
+    const GENERATOR_VERSION: u32 = 1;
+    type Gen = RamGen;
+    fn generator(p: &PrimRam1r1wParams, _: &PrimRam1r1wConfig, seed: u64) -> RamGen {
+        RamGen {
+            p: *p,
+            rng: Rng::new(seed, 0x7261),
+            swept: 0,
+            kind: 0,
+            run: 0,
+            p_we: 0,
+            p_re: 0,
+            last_read: 0,
+        }
+    }
+    fn scenarios() -> Vec<crate::Scenario<PrimRam1r1w>> {
+        vec![
+            crate::Scenario {
+                name: "read-first",
+                about: "D = 12, every word written; a read and a write of one word in one cycle give the old word (words 5, 11, 0), the next read the new one",
+                build: scenario::ram_read_first,
+                check: Some(scenario::ram_read_first_outcome),
+            },
+            crate::Scenario {
+                name: "hold",
+                about: "word 3 read, then re_i low for five cycles while word 3 is rewritten twice and raddr_i moves: rdata_o keeps the word read",
+                build: scenario::ram_hold,
+                check: Some(scenario::ram_hold_outcome),
+            },
+            crate::Scenario {
+                name: "last-word",
+                about: "D = 12 (not a power of two): the last word and word 0 read back; writes to 12..15 change no word, reads of 12..15 leave rdata_o as it was",
+                build: scenario::ram_last_word,
+                check: Some(scenario::ram_last_word_outcome),
+            },
+        ]
+    }
+    fn config_strategy(_: &PrimRam1r1wParams, _: bool) -> BoxedStrategy<PrimRam1r1wConfig> {
+        Just(PrimRam1r1wConfig {}).boxed()
+    }
+}
+
 /// The directed scenarios of the primitives.
 pub mod scenario {
     use super::*;
@@ -352,6 +545,80 @@ pub mod scenario {
         stim(p, PrimRrArbConfig {}, c)
     }
 
+    /// The default `prim_ram_1r1w` variant (`W = 8`, `D = 12`, no address
+    /// assertion: the last scenario drives addresses 12..15).
+    fn ram_p() -> PrimRam1r1wParams {
+        let p = PrimRam1r1w::variants()[0];
+        assert_eq!((p.w, p.d, p.check_addr), (8, 12, false));
+        p
+    }
+
+    /// One cycle of `prim_ram_1r1w`: `(we, waddr, wdata, re, raddr)`.
+    fn ram(we_i: bool, waddr_i: u16, wdata_i: u64, re_i: bool, raddr_i: u16) -> PrimRam1r1wInputs {
+        PrimRam1r1wInputs {
+            we_i,
+            waddr_i,
+            wdata_i,
+            re_i,
+            raddr_i,
+        }
+    }
+
+    /// Word `a` written with `0x10 + a`, for every word of the default
+    /// variant (12 cycles, no read).
+    fn ram_sweep() -> Vec<PrimRam1r1wInputs> {
+        (0..12)
+            .map(|a| ram(true, a, 0x10 + a as u64, false, 0))
+            .collect()
+    }
+
+    /// Every word written, then a read and a write of one word in one
+    /// cycle (word 5, then the last word 11, then word 0), each followed by
+    /// a read of the same word.
+    pub fn ram_read_first() -> Stimulus<PrimRam1r1w> {
+        let mut c = ram_sweep();
+        c.extend([
+            ram(true, 5, 0xA5, true, 5),
+            ram(false, 0, 0, true, 5),
+            ram(true, 11, 0xB0, true, 11),
+            ram(true, 0, 0xC0, true, 0),
+            ram(false, 0, 0, true, 11),
+            ram(false, 0, 0, true, 0),
+            ram(false, 0, 0, false, 0),
+        ]);
+        stim(ram_p(), PrimRam1r1wConfig {}, c)
+    }
+
+    /// Word 3 read, then the read enable low for five cycles while word 3
+    /// is rewritten twice and the read address moves, then word 3 read.
+    pub fn ram_hold() -> Stimulus<PrimRam1r1w> {
+        let mut c = ram_sweep();
+        c.extend([
+            ram(false, 0, 0, true, 3),
+            ram(false, 0, 0, false, 7),
+            ram(true, 3, 0x33, false, 0),
+            ram(false, 0, 0, false, 3),
+            ram(true, 3, 0x34, false, 11),
+            ram(false, 0, 0, false, 5),
+            ram(false, 0, 0, true, 3),
+            ram(false, 0, 0, false, 0),
+        ]);
+        stim(ram_p(), PrimRam1r1wConfig {}, c)
+    }
+
+    /// `D = 12`: the last word and word 0 read back; writes to 12..15
+    /// (with the read enable low), reads of 12 and of 15 (the latter with a
+    /// write to 15 in the same cycle), then every word 0..11 read back.
+    pub fn ram_last_word() -> Stimulus<PrimRam1r1w> {
+        let mut c = ram_sweep();
+        c.extend([ram(false, 0, 0, true, 11), ram(false, 0, 0, true, 0)]);
+        c.extend((12..16).map(|a| ram(true, a, 0xE0 + a as u64, false, 0)));
+        c.extend([ram(false, 0, 0, true, 12), ram(true, 15, 0xFF, true, 15)]);
+        c.extend((0..12).map(|a| ram(false, 0, 0, true, a)));
+        c.push(ram(false, 0, 0, false, 0));
+        stim(ram_p(), PrimRam1r1wConfig {}, c)
+    }
+
     /// The documented outcome of a table of expected outputs, cycle by cycle.
     fn table<O: std::fmt::Debug, T: PartialEq + std::fmt::Debug>(
         outs: &[O],
@@ -374,6 +641,47 @@ pub mod scenario {
             }
         }
         Ok(())
+    }
+
+    /// `read-first`: `rdata_o` per cycle. 0 through the sweep and the first
+    /// collision's cycle (nothing read yet); then the old word of each
+    /// collision (0x15, 0x1B, 0x10) and, one read later, the new one
+    /// (0xA5, then 0xB0 and 0xC0).
+    pub fn ram_read_first_outcome(
+        _: &Stimulus<PrimRam1r1w>,
+        outs: &[PrimRam1r1wOutputs],
+    ) -> Result<(), String> {
+        let mut want = vec![0u64; 13];
+        want.extend([0x15, 0xA5, 0x1B, 0x10, 0xB0, 0xC0]);
+        table(outs, &want, |o| o.rdata_o)
+    }
+
+    /// `hold`: 0 until the read of word 3 shows (0x13), held for the five
+    /// cycles with the read enable low and one more (the cycle of the next
+    /// read), though word 3 became 0x33 and then 0x34; then the new word.
+    pub fn ram_hold_outcome(
+        _: &Stimulus<PrimRam1r1w>,
+        outs: &[PrimRam1r1wOutputs],
+    ) -> Result<(), String> {
+        let mut want = vec![0u64; 13];
+        want.extend([0x13; 6]);
+        want.push(0x34);
+        table(outs, &want, |o| o.rdata_o)
+    }
+
+    /// `last-word`: 0 through the sweep; the last word (0x1B) and word 0
+    /// (0x10); 0x10 held through the out-of-range writes and reads; then
+    /// every word 0..11 as the sweep wrote it (0x10 + a: no write to 12..15
+    /// reached a word).
+    pub fn ram_last_word_outcome(
+        _: &Stimulus<PrimRam1r1w>,
+        outs: &[PrimRam1r1wOutputs],
+    ) -> Result<(), String> {
+        let mut want = vec![0u64; 13];
+        want.push(0x1B);
+        want.extend([0x10; 7]);
+        want.extend((0..12).map(|a| 0x10 + a));
+        table(outs, &want, |o| o.rdata_o)
     }
 
     /// `period-127`: the register shows its seed exactly when the enabled
@@ -464,5 +772,23 @@ pub mod scenario {
             .map(|t| (true, (t % n) as u8, 1u64 << (t % n), (t % n) as u8))
             .collect();
         table(outs, &want, |o| (o.valid_o, o.idx_o, o.gnt_o, o.ptr_o))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::gen_check;
+    use model::prim_ram_1r1w::PrimRam1r1w;
+
+    /// The memory's generator is a function of its seed, writes every
+    /// input field, and its first cycles do not depend on the run's length
+    /// (it keeps the sweep's progress and the run's state of its own).
+    #[test]
+    fn ram_generator_is_deterministic_and_prefix_stable() {
+        for seed in [1, 2, 3] {
+            gen_check::deterministic::<PrimRam1r1w>(seed, 2000);
+            gen_check::prefix_stable::<PrimRam1r1w>(seed, 500, 3000);
+        }
+        gen_check::writes_every_field::<PrimRam1r1w>(5, 5000);
     }
 }

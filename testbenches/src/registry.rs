@@ -31,6 +31,7 @@ pub fn each<V: Visit>(v: &mut V) {
     v.visit::<model::prim_timer::PrimTimer>();
     v.visit::<model::prim_sat_cnt::PrimSatCnt>();
     v.visit::<model::prim_rr_arb::PrimRrArb>();
+    v.visit::<model::prim_ram_1r1w::PrimRam1r1w>();
 }
 
 /// The blocks' names, in the order `all` runs them.

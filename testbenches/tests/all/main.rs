@@ -10,6 +10,7 @@ mod icarus;
 mod mmu;
 mod pfc;
 mod prim_lfsr;
+mod prim_ram_1r1w;
 mod prim_rr_arb;
 mod prim_sat_cnt;
 mod prim_timer;
