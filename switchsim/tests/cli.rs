@@ -1046,6 +1046,50 @@ fn no_block_has_a_latch() {
     assert!(out.contains("FAIL prim_sat_cnt"), "{out}{err}");
 }
 
+/// `synth` counts a memory primitive's bits apart and keeps it out of the
+/// flip-flops: a copy of `prim_timer` with a 20 x 8 `prim_ram_1r1w` inside
+/// reports 160 memory bits and the timer's own 8 flip-flops (the RAM is a
+/// black box); without its depth parameter the run stops, naming it.
+#[test]
+fn synth_counts_memory_primitives_apart() {
+    let ram = "  wire [7:0] ram_q;\n  \
+               prim_ram_1r1w #(.W(8), .D(20)) u_ram (.clk_i(clk_i), .rst_ni(rst_ni), \
+               .we_i(load_i), .waddr_i(value_i[4:0]), .wdata_i(value_i[7:0]), \
+               .re_i(tick_i), .raddr_i(count_q[4:0]), .rdata_o(ram_q));\n\
+               endmodule";
+    // The RAM's read feeds an output, so that synthesis keeps it.
+    let with_ram = |t: &str, ram: &str| {
+        t.replacen("endmodule", ram, 1).replacen(
+            "assign expire_o  = !load_i && tick_i && count_q == ONE;",
+            "assign expire_o  = !load_i && tick_i && count_q == ONE && ^ram_q;",
+            1,
+        )
+    };
+    let proj = scratch().join("ram-copy");
+    project_copy(&proj, "prim_timer.v", |t| with_ram(t, ram));
+    let o = switchsim_in(&proj, &["synth", "prim_timer"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("| prim_timer | w8 |"))
+        .unwrap_or_else(|| panic!("no row:\n{out}{err}"));
+    let cols: Vec<&str> = row.split('|').map(str::trim).collect();
+    // | block | variant | cells | flip-flops | muxes | memory bits | depth | s |
+    assert_eq!(cols[4], "8", "{row}");
+    assert_eq!(cols[6], "160", "{row}");
+    assert!(cols[7].parse::<u32>().is_ok_and(|d| d > 0), "{row}");
+
+    let proj = scratch().join("ram-copy-no-depth");
+    project_copy(&proj, "prim_timer.v", |t| {
+        with_ram(t, &ram.replace(", .D(20)", ""))
+    });
+    let o = switchsim_in(&proj, &["synth", "prim_timer"]);
+    let (out, err) = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{out}{err}");
+    assert!(err.contains("does not set both W and D"), "{out}{err}");
+}
+
 /// `recn-net` on the small network writes its CSV and the five charts, and
 /// refuses a load outside (0, 1] (exit 2).
 #[test]
