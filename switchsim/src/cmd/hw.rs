@@ -245,12 +245,51 @@ fn ltp_depth(report: &str) -> Option<u64> {
 /// same for every block (about 40 of them fit one 1 GHz clock).
 pub const DEPTH_GATES: &str = "AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX";
 
+/// Runs the depth script in Yosys for at most `secs` seconds: whether it
+/// finished (a failure is an error; the time limit is not).
+fn depth_pass(script: &str, secs: u64) -> Result<bool> {
+    use std::os::unix::process::CommandExt;
+    // A process group of its own, so that ABC (which Yosys starts through a
+    // shell) goes down with it.
+    let mut child = std::process::Command::new("yosys")
+        .args(["-q", "-p", script])
+        .process_group(0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .context("cannot run yosys (install it with `make deps`: apt-get install -y yosys)")?;
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        if let Some(st) = child.try_wait()? {
+            if st.success() {
+                return Ok(true);
+            }
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                use std::io::Read;
+                let _ = e.read_to_string(&mut err);
+            }
+            bail!("yosys failed in the depth pass ({st}): {}", err.trim());
+        }
+        if std::time::Instant::now() >= end {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(false);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
 /// Synthesises `variant` of a block (default: the variant `make synth`
 /// takes) and appends its table row: cells, flip-flops, muxes, memory bits,
 /// logic depth between flip-flops, Yosys seconds.
 pub fn synth_block<B: Block>(
     rtl: &Path,
     variant: Option<&str>,
+    depth_timeout: u64,
     rows: &mut Vec<String>,
 ) -> Result<u8> {
     let files = cosim::golden::rtl_files(rtl, B::NAME)?;
@@ -265,7 +304,7 @@ pub fn synth_block<B: Block>(
             std::process::id()
         ))
     };
-    let (stat, mem, ltp) = (tmp("stat"), tmp("mem"), tmp("ltp"));
+    let (stat, mem, ltp, net) = (tmp("stat"), tmp("mem"), tmp("ltp"), tmp("net"));
     let chparams: String = p
         .verilog()
         .iter()
@@ -289,11 +328,18 @@ pub fn synth_block<B: Block>(
          design -push-copy; flatten; opt -fast; memory -nomap; \
          tee -q -o {mem} dump t:$mem_v2 t:*prim_ram_*; design -pop; \
          synth -flatten -top {b}; check -assert; select -assert-none t:$_DLATCH*; \
-         tee -q -o {stat} stat; \
-         abc -g {DEPTH_GATES}; tee -q -o {ltp} ltp -noff * t:*prim_ram_* %d",
+         tee -q -o {stat} stat; write_rtlil {net}",
         b = B::NAME,
         stat = stat.display(),
         mem = mem.display(),
+        net = net.display(),
+    );
+    // The depth pass on the synthesised netlist, in a process of its own:
+    // ABC's gate mapping can take far longer than synthesis itself (over an
+    // hour on `bcn_rp`'s multipliers), so it runs under a time limit.
+    let depth_script = format!(
+        "read_rtlil {net}; abc -g {DEPTH_GATES}; tee -q -o {ltp} ltp -noff * t:*prim_ram_* %d",
+        net = net.display(),
         ltp = ltp.display(),
     );
     let t0 = std::time::Instant::now();
@@ -306,8 +352,9 @@ pub fn synth_block<B: Block>(
         let _ = std::fs::remove_file(f);
         t
     };
-    let (text, dump, path) = (read(&stat), read(&mem), read(&ltp));
+    let (text, dump) = (read(&stat), read(&mem));
     if !o.status.success() {
+        let _ = std::fs::remove_file(&net);
         bail!(
             "yosys failed on {} {}:\n{}{}",
             B::NAME,
@@ -316,7 +363,10 @@ pub fn synth_block<B: Block>(
             String::from_utf8_lossy(&o.stderr)
         );
     }
-    let (text, dump, path) = (text?, dump?, path?);
+    let (text, dump) = (text?, dump?);
+    let finished = depth_pass(&depth_script, depth_timeout);
+    let _ = std::fs::remove_file(&net);
+    let path = read(&ltp);
     let count = |pat: &str| -> u64 {
         text.lines()
             .filter(|l| l.trim_start().starts_with(pat))
@@ -332,8 +382,13 @@ pub fn synth_block<B: Block>(
     let flops = count("$_DFF") + count("$_SDFF") + count("$_ALDFF");
     let muxes = count("$_MUX_");
     let (inferred, boxed) = memory_bits(&dump)?;
-    let depth = ltp_depth(&path)
-        .ok_or_else(|| anyhow!("no longest path in Yosys' `ltp` report of {}", B::NAME))?;
+    let depth = if finished? {
+        ltp_depth(&path?)
+            .ok_or_else(|| anyhow!("no longest path in Yosys' `ltp` report of {}", B::NAME))?
+            .to_string()
+    } else {
+        format!("n/a (abc > {depth_timeout} s)")
+    };
     // Inferred memories are mapped to flip-flops by `synth` (and counted
     // there too); a primitive's bits are not flip-flops.
     let mem_bits = match (inferred, boxed) {
@@ -750,6 +805,10 @@ pub struct SynthOpts {
     /// block named, instead of the default one.
     #[arg(long, conflicts_with = "check")]
     pub variant: Option<String>,
+    /// Seconds the depth pass (ABC's gate mapping and `ltp`) may take per
+    /// block; beyond it the row says so instead of a depth.
+    #[arg(long, default_value_t = 900)]
+    pub depth_timeout: u64,
 }
 
 const TABLE_HEAD: &str =
@@ -765,6 +824,7 @@ pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
         check,
         all_variants,
         variant,
+        depth_timeout,
     } = o;
     if variant.is_some() && blocks.len() != 1 {
         bail!("--variant names a variant of one block: name exactly one block");
@@ -814,6 +874,7 @@ pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
             &mut SynthC {
                 rtl: &rtl,
                 variant: variant.as_deref(),
+                depth_timeout,
                 rows: &mut rows,
             },
         )?;

@@ -89,7 +89,7 @@ impl Command for LintC<'_> {
     }
 }
 
-command!(SynthC<'a> { rtl: &'a Path, variant: Option<&'a str>, rows: &'a mut Vec<String> } => synth_block);
+command!(SynthC<'a> { rtl: &'a Path, variant: Option<&'a str>, depth_timeout: u64, rows: &'a mut Vec<String> } => synth_block);
 
 command!(ElabCheckC<'a> { rtl: &'a Path, all: bool, out: &'a mut Vec<(String, String)> } => elab_check);
 
