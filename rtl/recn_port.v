@@ -16,7 +16,11 @@
 //      is free at once; markers in that queue move up by its cells
 //   2. arrival: CAM lookup (valid, same SL, route prefix equal; longest
 //      prefix wins) -> SAQ, else detection queue route[TB-1:0] of the SL's
-//      VC; taken when it fits after the dequeue; lowest free descriptor
+//      VC; taken when it fits after the dequeue; its descriptor from the
+//      free list: a fresh one (fresh_q), else the head of the FIFO of
+//      released ones (u_fl, prim_ram_1r1w, head shown ahead in
+//      fl_hsel_q/fl_hd_q), else the one released this cycle; a released
+//      descriptor the arrival does not take is pushed
 //   3. notification received: exact line -> REFRESH / GONE; congestion ->
 //      lowest free line of the VC (ALLOC, with its marker when
 //      cfg_order_i) or DROP (prim_sat_cnt); leaf rule: a congestion
@@ -134,7 +138,12 @@ module recn_port #(
   reg [CW*NQ-1:0] occ_q, occ_d;
   reg [AW*NQ-1:0] head_q, head_d, tail_q, tail_d;
   reg [CW-1:0]    used_q, used_d;
-  reg [C-1:0]     free_q, free_d;
+  // Free list: fresh descriptors in index order, then a FIFO of released
+  // ones (words in u_fl; head = fl_hsel_q ? RAM read register : fl_hd_q).
+  reg [AW:0]      fresh_q, fresh_d;
+  reg [AW-1:0]    fl_rd_q, fl_rd_d, fl_wr_q, fl_wr_d, fl_hd_q, fl_hd_d;
+  reg [AW:0]      fl_cnt_q, fl_cnt_d;
+  reg             fl_hsel_q, fl_hsel_d;
   reg [L-1:0]     valid_q, valid_d, gone_q, gone_d, hold_q, hold_d, xoff_q, xoff_d;
   reg [8*L-1:0]   age_q, age_d;                  // cycles valid without a packet
   reg [L-1:0]     mk_q, mk_d;                    // in-order marker ahead
@@ -258,19 +267,54 @@ module recn_port #(
 
   assign in_ready_o = enq;
   assign in_queue_o = enq ? aq : {QW{1'b0}};
-  assign in_desc_o  = enq ? e : {AW{1'b0}};
 
-  // The lowest free descriptor, the one released this cycle included.
-  reg [AW-1:0] e;
-  reg [C-1:0]  avail;
-  integer      k;
+  // The free list: a fresh descriptor, else the FIFO's head (a pop), else
+  // the one released this cycle; a released one not taken is pushed.
+  localparam [AW:0]   CN   = C[AW:0];
+  localparam [AW-1:0] LAST = C[AW-1:0] - {{(AW-1){1'b0}}, 1'b1};
+  wire [AW-1:0] fl_rdata;
+  wire          fresh_ok = fresh_q < CN;
+  wire          fl_ne    = fl_cnt_q != {(AW+1){1'b0}};
+  wire          fl_pop   = enq && !fresh_ok && fl_ne;
+  wire          fl_reuse = enq && !fresh_ok && !fl_ne;
+  wire          fl_push  = deq && !fl_reuse;
+  wire [AW-1:0] fl_head  = fl_hsel_q ? fl_rdata : fl_hd_q;
+  wire [AW-1:0] e        = fresh_ok ? fresh_q[AW-1:0] : (fl_ne ? fl_head : h);
+  wire          fl_many  = fl_cnt_q > {{AW{1'b0}}, 1'b1};
+  // Read the next head when one remains (pushed in an earlier cycle);
+  // forward h when it becomes the head this cycle (the RAM is read-first).
+  wire          fl_re    = fl_pop && fl_many;
+  wire          fl_fwd   = fl_push && (fl_pop ? !fl_many : !fl_ne);
+  wire [AW-1:0] fl_rd_n  = fl_rd_q == LAST ? {AW{1'b0}} : fl_rd_q + {{(AW-1){1'b0}}, 1'b1};
+  wire [AW-1:0] fl_wr_n  = fl_wr_q == LAST ? {AW{1'b0}} : fl_wr_q + {{(AW-1){1'b0}}, 1'b1};
+
   always @(*) begin
-    avail = free_q;
-    if (deq) avail[h] = 1'b1;
-    e = {AW{1'b0}};
-    for (k = C - 1; k >= 0; k = k - 1)
-      if (avail[k]) e = k[AW-1:0];
+    fresh_d   = (enq && fresh_ok) ? fresh_q + {{AW{1'b0}}, 1'b1} : fresh_q;
+    fl_rd_d   = fl_pop ? fl_rd_n : fl_rd_q;
+    fl_wr_d   = fl_push ? fl_wr_n : fl_wr_q;
+    fl_cnt_d  = fl_cnt_q + {{AW{1'b0}}, fl_push} - {{AW{1'b0}}, fl_pop};
+    fl_hsel_d = fl_hsel_q;
+    fl_hd_d   = fl_hd_q;
+    if (fl_fwd) begin
+      fl_hsel_d = 1'b0;
+      fl_hd_d   = h;
+    end else if (fl_re) begin
+      fl_hsel_d = 1'b1;
+    end
   end
+
+  assign in_desc_o = enq ? e : {AW{1'b0}};
+
+  prim_ram_1r1w #(.W(AW), .D(C)) u_fl (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .we_i    (fl_push),
+    .waddr_i (fl_wr_q),
+    .wdata_i (h),
+    .re_i    (fl_re),
+    .raddr_i (fl_rd_n),
+    .rdata_o (fl_rdata)
+  );
 
   // List updates.
   reg [CW-1:0] aocc;
@@ -279,7 +323,6 @@ module recn_port #(
     occ_d  = occ_q;
     head_d = head_q;
     tail_d = tail_q;
-    free_d = avail;
     if (deq) begin
       occ_d[dq*CW +: CW]  = occ_q[dq*CW +: CW] - rel_cells;
       head_d[dq*AW +: AW] = h_nxt;
@@ -289,7 +332,6 @@ module recn_port #(
     if (enq) begin
       if (aocc == {CW{1'b0}}) head_d[aq*AW +: AW] = e;
       tail_d[aq*AW +: AW] = e;
-      free_d[e]           = 1'b0;
       occ_d[aq*CW +: CW]  = aocc + len[CW-1:0];
     end
     used_d = used_q - rel_cells + (enq ? len[CW-1:0] : {CW{1'b0}});
@@ -627,7 +669,12 @@ module recn_port #(
       head_q  <= {AW*NQ{1'b0}};
       tail_q  <= {AW*NQ{1'b0}};
       used_q  <= {CW{1'b0}};
-      free_q  <= {C{1'b1}};
+      fresh_q   <= {(AW+1){1'b0}};
+      fl_rd_q   <= {AW{1'b0}};
+      fl_wr_q   <= {AW{1'b0}};
+      fl_cnt_q  <= {(AW+1){1'b0}};
+      fl_hd_q   <= {AW{1'b0}};
+      fl_hsel_q <= 1'b0;
       valid_q <= {L{1'b0}};
       gone_q  <= {L{1'b0}};
       hold_q  <= {L{1'b0}};
@@ -646,7 +693,12 @@ module recn_port #(
       head_q  <= head_d;
       tail_q  <= tail_d;
       used_q  <= used_d;
-      free_q  <= free_d;
+      fresh_q   <= fresh_d;
+      fl_rd_q   <= fl_rd_d;
+      fl_wr_q   <= fl_wr_d;
+      fl_cnt_q  <= fl_cnt_d;
+      fl_hd_q   <= fl_hd_d;
+      fl_hsel_q <= fl_hsel_d;
       valid_q <= valid_d;
       gone_q  <= gone_d;
       hold_q  <= hold_d;
@@ -678,6 +730,12 @@ module recn_port #(
   assign drop_cnt_o  = drop_cnt;
 
 `ifndef SYNTHESIS
+  // Descriptors in use (= packets in the queues), for DescConserve_A only.
+  reg [AW:0] ndesc_q;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) ndesc_q <= {(AW+1){1'b0}};
+    else         ndesc_q <= ndesc_q + {{AW{1'b0}}, enq} - {{AW{1'b0}}, deq};
+  end
   integer a, b;
   reg [CW+6:0] sum;
   always @(*) begin
@@ -700,6 +758,12 @@ module recn_port #(
           $error("MarkerBound_A: line %0d", a);
       end
       if (in_ready_o && !in_valid_i) $error("ReadyImpliesValid_A");
+      if (fl_cnt_q > CN || (fl_push && !fl_pop && fl_cnt_q == CN)) $error("FlOverflow_A");
+      if (fl_pop && !fl_ne) $error("FlUnderflow_A");
+      if (fl_reuse && !deq) $error("DescAvail_A");
+      if (fresh_q > CN || {1'b0, ndesc_q} + {1'b0, fl_cnt_q} != {1'b0, fresh_q})
+        $error("DescConserve_A: in use %0d + fresh %0d + free list %0d != C",
+               ndesc_q, CN - fresh_q, fl_cnt_q);
     end
   end
 `endif

@@ -3,7 +3,8 @@
 //!
 //! Two VCs (VC0 QoS, VC1 best effort), each with `D` detection queues and
 //! `S` set-aside queues (SAQs) over a shared memory of `C` cells (one
-//! descriptor per cell, linked lists per queue, a free bitmap); a CAM with
+//! descriptor per cell, linked lists per queue, a free list: a counter of
+//! fresh descriptors and a FIFO in a `prim_ram_1r1w`); a CAM with
 //! one line per SAQ (route prefix in hops, service level, `gone` and `up`
 //! flags); per detection queue the mask of SLs notified upstream; per-SAQ
 //! Xon/Xoff; congestion and vanish notifications in and out; VC0 strictly
@@ -17,7 +18,7 @@
 
 use crate::block::{check_param, check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::PortGroup;
-use crate::prim::{RrArb, SatCnt};
+use crate::prim::{Ram1r1w, RrArb, SatCnt};
 use arbitrary_int::{u3, u5};
 
 /// Packet id width.
@@ -281,8 +282,20 @@ crate::port_group! {
         tail_q: Vec<u16> = (p.aw(), p.nq()),
         /// Cells in use.
         used_q: u16 = p.cw(),
-        /// Free descriptors.
-        free_q: Vec<bool> = (1, p.c),
+        /// Free list: the next descriptor never used since reset (C: none
+        /// left).
+        fresh_q: u16 = p.aw() + 1,
+        /// Free list FIFO: the word of its head (`u_fl`).
+        fl_rd_q: u16 = p.aw(),
+        /// Free list FIFO: the word its next push writes.
+        fl_wr_q: u16 = p.aw(),
+        /// Free list FIFO: descriptors it holds (0..=C).
+        fl_cnt_q: u16 = p.aw() + 1,
+        /// Free list FIFO: the head register (the head when `fl_hsel_q` is
+        /// 0).
+        fl_hd_q: u16 = p.aw(),
+        /// Free list FIFO: the head is the RAM's read register.
+        fl_hsel_q: bool = 1,
         /// Descriptor: next in its queue.
         nxt_q: Vec<u16> = (p.aw(), p.c),
         /// Descriptor: packet id.
@@ -389,6 +402,9 @@ crate::coverage_bins! {
         StoppedSkipped = "stopped_skipped",
         DeqArrSameQueue = "dequeue_and_arrival_same_queue",
         DescReused = "descriptor_reused_same_cycle",
+        FreshExhausted = "fresh_exhausted",
+        FreeListPushPop = "free_list_push_pop",
+        FreeListForward = "free_list_forward",
         ConfigError = "config_error",
         DetectSecondSender = "detect_second_sender",
         ReleaseMsgCleared = "release_msg_cleared",
@@ -439,8 +455,15 @@ pub struct Events {
     pub stopped_skipped: bool,
     /// Dequeue and arrival on the same queue.
     pub same_queue: bool,
-    /// The arrival took the descriptor released in the same cycle.
+    /// The arrival took the descriptor released in the same cycle (the
+    /// free list had none).
     pub desc_reused: bool,
+    /// The arrival took a descriptor from the free list's FIFO.
+    pub fresh_exhausted: bool,
+    /// A push and a pop of the free list's FIFO in one cycle.
+    pub fl_push_pop: bool,
+    /// ... with one descriptor in it: the next head forwarded.
+    pub fl_forward: bool,
     /// A queue notified a sender while another sender's bit was set.
     pub second_sender: bool,
     /// A release message cleared a bit.
@@ -472,6 +495,8 @@ pub struct RecnPort {
     c: RecnPortConfig,
     cfg_err: bool,
     s: RecnPortState,
+    /// The free list's words (`u_fl`, `prim_ram_1r1w`, C words of AW bits).
+    fl: Ram1r1w,
     ev: Events,
 }
 
@@ -550,15 +575,42 @@ impl RecnPort {
     /// The packets of queue `q`, head first: (id, sl, len - 1).
     pub fn packets(&self, q: usize) -> Vec<(u8, u8, u8)> {
         let s = &self.s;
+        self.descriptors(q)
+            .into_iter()
+            .map(|h| (s.id_q[h], s.dsl_q[h], s.len_q[h]))
+            .collect()
+    }
+
+    /// The descriptors of queue `q`, head first.
+    pub fn descriptors(&self, q: usize) -> Vec<usize> {
+        let s = &self.s;
         let mut v = Vec::new();
         let mut cells = 0u32;
         let mut h = s.head_q[q] as usize;
         while cells < s.occ_q[q] as u32 {
-            v.push((s.id_q[h], s.dsl_q[h], s.len_q[h]));
+            v.push(h);
             cells += s.len_q[h] as u32 + 1;
             h = s.nxt_q[h] as usize;
         }
         v
+    }
+
+    /// The free list's FIFO, head first.
+    pub fn free_fifo(&self) -> Vec<usize> {
+        let s = &self.s;
+        (0..s.fl_cnt_q as usize)
+            .map(|k| self.fl.mem[(s.fl_rd_q as usize + k) % self.p.c] as usize)
+            .collect()
+    }
+
+    /// The FIFO's head as the registers hold it (`fl_hsel_q ? rdata(u_fl)
+    /// : fl_hd_q`); meaningful while the FIFO is not empty.
+    fn fl_head(&self) -> u16 {
+        if self.s.fl_hsel_q {
+            self.fl.rdata() as u16
+        } else {
+            self.s.fl_hd_q
+        }
     }
 
     /// Checks the spec's invariants; panics with the broken one.
@@ -568,15 +620,42 @@ impl RecnPort {
         let sum: u32 = s.occ_q.iter().map(|&x| x as u32).sum();
         assert_eq!(sum, s.used_q as u32, "used != sum of occupancies");
         assert!(s.used_q as usize <= p.c, "used over C");
+        // Every descriptor exactly once: in a queue, fresh, or in the free
+        // list's FIFO (conservation: in use + (C - fresh) + FIFO = C).
+        let mut seen = vec![0u32; p.c];
         let mut pkts = 0;
         for q in 0..p.nq() {
             let v = self.packets(q);
             let cells: u32 = v.iter().map(|x| x.2 as u32 + 1).sum();
             assert_eq!(cells, s.occ_q[q] as u32, "queue {q}: list vs occupancy");
             pkts += v.len();
+            for e in self.descriptors(q) {
+                seen[e] += 1;
+            }
         }
-        let used_desc = s.free_q.iter().filter(|&&f| !f).count();
-        assert_eq!(used_desc, pkts, "descriptors in use != packets");
+        assert!(s.fresh_q as usize <= p.c, "fresh_q over C");
+        assert!(s.fl_cnt_q as usize <= p.c, "free list over C");
+        assert_eq!(
+            pkts + (p.c - s.fresh_q as usize) + s.fl_cnt_q as usize,
+            p.c,
+            "descriptors in use + fresh + free list != C"
+        );
+        for n in &mut seen[s.fresh_q as usize..] {
+            *n += 1;
+        }
+        let fifo = self.free_fifo();
+        for &e in &fifo {
+            seen[e] += 1;
+        }
+        if let Some(e) = seen.iter().position(|&n| n != 1) {
+            panic!(
+                "descriptor {e} held {} times (queues, fresh, free list)",
+                seen[e]
+            );
+        }
+        if let Some(&h) = fifo.first() {
+            assert_eq!(self.fl_head() as usize, h, "free list head register");
+        }
         for j in 0..p.l() {
             if s.mk_q[j] {
                 let mq = s.mkq_q[j] as usize;
@@ -677,13 +756,12 @@ impl Block for RecnPort {
     }
 
     fn new(p: &RecnPortParams, c: &RecnPortConfig) -> Self {
-        let mut s = RecnPortState::zero(p);
-        refill(&mut s.free_q, p.c, true);
         RecnPort {
             p: *p,
             c: c.clone(),
             cfg_err: cfg_bad(p, c),
-            s,
+            s: RecnPortState::zero(p),
+            fl: Ram1r1w::new(p.aw(), p.c as u32),
             ev: Events::default(),
         }
     }
@@ -724,6 +802,9 @@ impl Block for RecnPort {
         hit(Bin::StoppedSkipped, e.stopped_skipped);
         hit(Bin::DeqArrSameQueue, e.same_queue);
         hit(Bin::DescReused, e.desc_reused);
+        hit(Bin::FreshExhausted, e.fresh_exhausted);
+        hit(Bin::FreeListPushPop, e.fl_push_pop);
+        hit(Bin::FreeListForward, e.fl_forward);
         hit(Bin::ConfigError, self.cfg_err);
         hit(Bin::DetectSecondSender, e.second_sender);
         hit(Bin::ReleaseMsgCleared, e.rls_cleared);
@@ -854,18 +935,83 @@ impl Block for RecnPort {
             }
         }
 
+        // The free list: next = f(current, inputs). The arrival takes a
+        // fresh descriptor, else the FIFO's head (a pop), else `h`; a
+        // released `h` it does not take is pushed.
+        let e = {
+            let s = &self.s;
+            let c = p.c as u16;
+            let wrap = |x: u16| if x == c - 1 { 0 } else { x + 1 };
+            let n = s.fl_cnt_q;
+            let fresh_ok = s.fresh_q < c;
+            let pop = enq && !fresh_ok && n != 0;
+            let reuse = enq && !fresh_ok && n == 0;
+            let push = deq.is_some() && !reuse;
+            assert!(
+                !reuse || deq.is_some(),
+                "DescAvail: no descriptor for an arrival"
+            );
+            assert!(
+                !(push && !pop && n == c),
+                "FlOverflow: push into a full free list"
+            );
+            let e = if fresh_ok {
+                s.fresh_q
+            } else if n != 0 {
+                self.fl_head()
+            } else {
+                h as u16
+            };
+            // Read the next head (pushed in an earlier cycle) when one
+            // remains; forward `h` when it becomes the head this cycle.
+            let fl_re = pop && n >= 2;
+            let fwd = push && ((!pop && n == 0) || (pop && n == 1));
+            let fresh_d = if enq && fresh_ok {
+                s.fresh_q + 1
+            } else {
+                s.fresh_q
+            };
+            let fl_rd_d = if pop { wrap(s.fl_rd_q) } else { s.fl_rd_q };
+            let fl_wr_d = if push { wrap(s.fl_wr_q) } else { s.fl_wr_q };
+            let fl_cnt_d = n + u16::from(push) - u16::from(pop);
+            let (fl_hsel_d, fl_hd_d) = if fwd {
+                (false, h as u16)
+            } else if fl_re {
+                (true, s.fl_hd_q)
+            } else {
+                (s.fl_hsel_q, s.fl_hd_q)
+            };
+            ev.desc_reused = reuse;
+            ev.fresh_exhausted = pop;
+            ev.fl_push_pop = push && pop;
+            ev.fl_forward = push && pop && n == 1;
+            // The edge.
+            self.fl.step(
+                push,
+                s.fl_wr_q as u32,
+                h as u64,
+                fl_re,
+                wrap(s.fl_rd_q) as u32,
+            );
+            let s = &mut self.s;
+            s.fresh_q = fresh_d;
+            s.fl_rd_q = fl_rd_d;
+            s.fl_wr_q = fl_wr_d;
+            s.fl_cnt_q = fl_cnt_d;
+            s.fl_hsel_q = fl_hsel_d;
+            s.fl_hd_q = fl_hd_d;
+            e as usize
+        };
+
         // The list updates.
         {
             let s = &mut self.s;
             if let Some(r) = deq {
                 s.occ_q[r] -= rel_cells;
                 s.head_q[r] = s.nxt_q[h];
-                s.free_q[h] = true;
             }
             if enq {
-                let e = s.free_q.iter().position(|&f| f).expect("a free descriptor");
                 o.in_desc_o = e as u16;
-                ev.desc_reused = deq.is_some() && e == h;
                 ev.same_queue = deq == Some(aq);
                 if s.occ_q[aq] == 0 {
                     s.head_q[aq] = e as u16;
@@ -874,7 +1020,6 @@ impl Block for RecnPort {
                     s.nxt_q[t] = e as u16;
                 }
                 s.tail_q[aq] = e as u16;
-                s.free_q[e] = false;
                 s.id_q[e] = i.in_id_i;
                 s.dsl_q[e] = sl;
                 s.len_q[e] = i.in_len_i.value();
@@ -1253,6 +1398,54 @@ mod tests {
             m.packets(1).iter().map(|x| x.0).collect::<Vec<_>>(),
             vec![1, 2, 3, 4]
         );
+    }
+
+    #[test]
+    fn free_list_fresh_then_fifo_order() {
+        let p = p();
+        let c = RecnPort::default_config(&p);
+        let mut m = RecnPort::new(&p, &c);
+        // Fresh descriptors in index order fill the memory with 1-cell
+        // packets (detection queue 1 of VC0).
+        for k in 0..64u16 {
+            let o = m.step(&pkt(k as u8, 1, 0, 1));
+            assert!(o.in_ready_o && o.in_desc_o == k);
+        }
+        assert_eq!(m.state().fresh_q, 64);
+        let deq = |mut i: RecnPortInputs| {
+            i.out_ready_i = true;
+            i
+        };
+        let step = |m: &mut RecnPort, i: &RecnPortInputs| {
+            let o = m.step(i);
+            m.assert_invariants();
+            (o, m.ev)
+        };
+        // Nothing fresh, the FIFO empty: the arrival takes the descriptor
+        // the dequeue releases (0).
+        let (o, ev) = step(&mut m, &deq(pkt(100, 1, 0, 1)));
+        assert!(o.out_valid_o && o.in_ready_o && o.in_desc_o == 0 && ev.desc_reused);
+        // 1 released into the empty FIFO: straight to the head.
+        step(&mut m, &deq(RecnPortInputs::zero(&p)));
+        assert!(!m.s.fl_hsel_q && m.s.fl_hd_q == 1 && m.s.fl_cnt_q == 1);
+        // Pop 1 and push 2 with one in the FIFO: 2 forwarded to the head.
+        let (o, ev) = step(&mut m, &deq(pkt(101, 1, 0, 1)));
+        assert!(o.in_desc_o == 1 && ev.fl_push_pop && ev.fl_forward && ev.fresh_exhausted);
+        assert!(!m.s.fl_hsel_q && m.s.fl_hd_q == 2);
+        // Push 3 and 4 behind it; pops then come from the RAM's read.
+        step(&mut m, &deq(RecnPortInputs::zero(&p)));
+        step(&mut m, &deq(RecnPortInputs::zero(&p)));
+        assert_eq!(m.free_fifo(), vec![2, 3, 4]);
+        let (o, _) = step(&mut m, &pkt(102, 1, 0, 1));
+        assert!(o.in_desc_o == 2 && m.s.fl_hsel_q);
+        let (o, ev) = step(&mut m, &deq(pkt(103, 1, 0, 1)));
+        assert!(o.in_desc_o == 3 && ev.fl_push_pop && !ev.fl_forward);
+        assert_eq!(m.free_fifo(), vec![4, 5]);
+        assert_eq!(step(&mut m, &pkt(104, 1, 0, 1)).0.in_desc_o, 4);
+        assert_eq!(step(&mut m, &pkt(105, 1, 0, 1)).0.in_desc_o, 5);
+        assert_eq!(m.s.fl_cnt_q, 0);
+        // Empty again: the read pointer has caught up with the write one.
+        assert_eq!((m.s.fl_rd_q, m.s.fl_wr_q), (5, 5));
     }
 
     #[test]
