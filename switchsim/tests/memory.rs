@@ -1,7 +1,8 @@
 //! Memory stays flat with the run's length: every block's default variant
 //! run for 10^5 and for 10^6 cycles (streamed stimulus, the long-run two
-//! threads both times, no waveforms), in a fresh process each, peaks at the
-//! same resident memory within a small margin. The 10^8-cycle soak (`make
+//! threads both times, no waveforms), in a fresh process each, the lower of
+//! two runs of each length, peaks at the same resident memory within a
+//! small margin. The 10^8-cycle soak (`make
 //! soak`, nightly in CI) asserts the absolute bound.
 
 use std::process::Command;
@@ -52,8 +53,14 @@ fn peak_memory_does_not_grow_with_the_run() {
             .chunks(blocks.len().div_ceil(2))
             .map(|part| {
                 s.spawn(move || {
+                    // The lower of two runs each: a run's peak also
+                    // counts pages the allocator's per-thread arenas
+                    // happen to touch, which varies run to run (credit,
+                    // 10^5 cycles: 11,192 to 12,076 KiB over four runs)
+                    // and only upward; a growth with the run shows in both.
+                    let low = |b: &str, n| peak_kib(b, n).min(peak_kib(b, n));
                     part.iter()
-                        .map(|b| (b.clone(), peak_kib(b, 100_000), peak_kib(b, 1_000_000)))
+                        .map(|b| (b.clone(), low(b, 100_000), low(b, 1_000_000)))
                         .collect::<Vec<_>>()
                 })
             })
