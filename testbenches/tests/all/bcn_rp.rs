@@ -138,16 +138,13 @@ fn act(o: &BcnRpOutputs) -> Act {
     Act::from_code(o.msg_act_o)
 }
 
-/// A directed scenario's documented outcome (the check the scenarios test
-/// runs on the RTL's outputs) on the golden model's outputs, and model and
-/// RTL in lockstep on it.
+/// A scenario and its documented outcome: [`support::directed`].
 fn directed(
     (stim, s): (Stimulus<BcnRp>, scenario::Script),
     check: testbenches::ScenarioCheck<BcnRp>,
     what: &str,
 ) {
-    check(&stim, &s.outs).unwrap_or_else(|e| panic!("{what}: {e}"));
-    support::lockstep_or_report(&stim, what);
+    support::directed(&stim, &s.outs, check, what);
 }
 
 #[test]

@@ -47,16 +47,13 @@ proptest! {
     }
 }
 
-/// A directed scenario's documented outcome (the check the scenarios test
-/// runs on the RTL's outputs) on the golden model's outputs, then model
-/// and RTL in lockstep.
+/// A scenario and its documented outcome: [`support::directed`].
 fn directed(
     (stim, s): (Stimulus<RecnPort>, scenario::Script),
     check: testbenches::ScenarioCheck<RecnPort>,
     what: &str,
 ) {
-    check(&stim, &s.outs).unwrap_or_else(|e| panic!("{what}: {e}"));
-    support::lockstep_or_report(&stim, what);
+    support::directed(&stim, &s.outs, check, what);
 }
 
 #[test]

@@ -61,6 +61,19 @@ pub fn lockstep_quiet<B: Bench>(stim: &Stimulus<B>) -> Result<u64, String> {
     }
 }
 
+/// A directed scenario's documented outcome (the check the scenarios test
+/// runs on the RTL's outputs) on the golden model's outputs `outs`, then
+/// model and RTL in lockstep on it.
+pub fn directed<B: Bench>(
+    stim: &Stimulus<B>,
+    outs: &[B::Outputs],
+    check: testbenches::ScenarioCheck<B>,
+    what: &str,
+) {
+    check(stim, outs).unwrap_or_else(|e| panic!("{what}: {e}"));
+    lockstep_or_report(stim, what);
+}
+
 /// Runs `stim` in lockstep; on a mismatch writes the repro and waveforms
 /// and panics with the full report.
 pub fn lockstep_or_report<B: Bench>(stim: &Stimulus<B>, what: &str) {
