@@ -399,6 +399,29 @@ impl Bench for Mmu {
                 check: Some(scenario::no_drop),
             },
             crate::Scenario {
+                name: "headroom-p32",
+                about: "seed 000/001 at 32 ports x 4 lanes: port 22 (lane 2) reacts in 30 cycles, \
+                        every port's headroom sized for its own delay while the other lanes \
+                        fill their queues: no drop",
+                build: || {
+                    let p = scenario::p32();
+                    scenario::headroom_on(p, 22, 4, 30, &scenario::per_port_headroom(p.ports)).0
+                },
+                check: Some(scenario::no_drop),
+            },
+            crate::Scenario {
+                name: "headroom-p32-short",
+                about: "the same with port 22's headroom one packet short: its last packet \
+                        is dropped, nothing else",
+                build: || {
+                    let p = scenario::p32();
+                    let mut h = scenario::per_port_headroom(p.ports);
+                    h[22] -= 4;
+                    scenario::headroom_on(p, 22, 4, 30, &h).0
+                },
+                check: Some(scenario::last_packet_dropped),
+            },
+            crate::Scenario {
                 name: "dt-steady-state",
                 about:
                     "seed 001: 4 queues under the Dynamic Threshold (alpha = 1) settle at Bs/5 each",
