@@ -142,22 +142,20 @@ module credit #(
   // synthesis makes of a '+' takes about 2 FW. Callers extend their
   // operands to FW bits, so that nothing wraps.
   function automatic [FW-1:0] ks_add(input [FW-1:0] a, input [FW-1:0] b, input cin);
-    reg [FW-1:0] p, gg, pp, gn, pn;
-    integer d, k;
+    reg [FW-1:0] p, gg, pp;
+    integer d;
     begin
       p     = a ^ b;
       gg    = a & b;
       gg[0] = gg[0] | (p[0] & cin);
       pp    = p;
+      // Level d: bit k >= d combines with bit k - d; the d bits below keep
+      // their (g, p). Written on whole vectors (shifts by a constant are
+      // wiring): Verilator then simulates a level as a few word operations,
+      // where a loop over the bits became FW single-bit statements per level.
       for (d = 1; d < FW; d = d * 2) begin
-        gn = gg;
-        pn = pp;
-        for (k = d; k < FW; k = k + 1) begin
-          gn[k] = gg[k] | (pp[k] & gg[k-d]);
-          pn[k] = pp[k] & pp[k-d];
-        end
-        gg = gn;
-        pp = pn;
+        gg = gg | (pp & (gg << d));
+        pp = pp & ((pp << d) | ~({FW{1'b1}} << d));
       end
       ks_add = p ^ {gg[FW-2:0], cin};
     end
