@@ -188,7 +188,6 @@ module bcn_cp #(
   // Departure, then arrival (release first)
   // ---------------------------------------------------------------------------
   wire [NQ*QW-1:0] q_all;
-  wire [TW-1:0]    tot_q;
   wire             arr_in = arr_valid_i && ({29'd0, arr_queue_i} < NQ);
   wire             dep_in = dep_valid_i && ({29'd0, dep_queue_i} < NQ);
 
@@ -222,41 +221,40 @@ module bcn_cp #(
   wire          fits_q = need_q <= {1'b0, cfg_qmax_i};
   wire          fits_b = need_b <= {1'b0, cfg_buf_i};
   wire          admit  = arr_in && fits_q && fits_b;
-  wire [QW-1:0] inc    = admit ? arr_len : {QW{1'b0}};
   // The arrival queue's depth at the end of the cycle.
-  wire [QW-1:0] qn     = q1_a + inc;
+  wire [QW-1:0] qn     = admit ? need_q[QW-1:0] : q1_a;
 
   assign arr_drop_o  = arr_in && !admit;
   // A departing tag is stripped only when it names this point.
   assign dep_strip_o = dep_in && dep_rlt_i && (dep_rlt_cpid_i == {cfg_cpid_i, dep_queue_i});
   assign err_o       = {dep_valid_i && !dep_in, arr_valid_i && !arr_in, dep_in && dep_over};
 
-  genvar g;
-  generate
-    for (g = 0; g < NQ; g = g + 1) begin : gen_q
-      wire unused_sat;
-      prim_sat_cnt #(.W(QW)) u_depth (
-        .clk_i   (clk_i),
-        .rst_ni  (rst_ni),
-        .clr_i   (1'b0),
-        .inc_i   (({29'd0, arr_queue_i} == g) ? inc : {QW{1'b0}}),
-        .dec_i   (({29'd0, dep_queue_i} == g) ? rel : {QW{1'b0}}),
-        .count_o (q_all[QW*g +: QW]),
-        .sat_o   (unused_sat)
-      );
+  // The depths: the admitted arrival's queue takes need_q (its depth after
+  // the release plus the frame), the departure's queue loses the release,
+  // the total takes need_b or tot1. They never leave [0, cfg_qmax_i] and
+  // [0, cfg_buf_i] (the admission, the clamped release), so the sums the
+  // admission compares are the next values: no adder and no saturation
+  // after the admission decision.
+  reg [NQ*QW-1:0] q_q, q_d;
+  reg [TW-1:0]    tot_q, tot_d;
+  always @(*) begin
+    q_d = q_q;
+    for (k = 0; k < NQ; k = k + 1) begin
+      if (dep_in && {29'd0, dep_queue_i} == k) q_d[QW*k +: QW] = q_dq - rel;
+      if (admit && {29'd0, arr_queue_i} == k)  q_d[QW*k +: QW] = need_q[QW-1:0];
     end
-  endgenerate
-
-  wire unused_tot_sat;
-  prim_sat_cnt #(.W(TW)) u_tot (
-    .clk_i   (clk_i),
-    .rst_ni  (rst_ni),
-    .clr_i   (1'b0),
-    .inc_i   ({3'd0, inc}),
-    .dec_i   ({3'd0, rel}),
-    .count_o (tot_q),
-    .sat_o   (unused_tot_sat)
-  );
+    tot_d = admit ? need_b[TW-1:0] : tot1;
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      q_q   <= {NQ*QW{1'b0}};
+      tot_q <= {TW{1'b0}};
+    end else begin
+      q_q   <= q_d;
+      tot_q <= tot_d;
+    end
+  end
+  assign q_all = q_q;
 
   assign q_o   = q_all;
   assign tot_o = tot_q;
@@ -451,6 +449,7 @@ module bcn_cp #(
   // ---------------------------------------------------------------------------
   // Event counters
   // ---------------------------------------------------------------------------
+  genvar g;
   wire [4:0]    ev = {dep_strip_o, arr_drop_o, msg_drop, msg, samp};
   wire [5*CW-1:0] cnt;
   wire [4:0]    unused_cnt_sat;
