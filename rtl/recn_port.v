@@ -224,12 +224,12 @@ module recn_port #(
   wire [DW-1:0] nw     = (nx_sel_q && nx_qn_q == dq) ? dm_rdata : nx_q[dq*DW +: DW];
   wire [AW-1:0] nw_nxt = nw[DW-1:16];
   wire [AW-1:0] d_tail = tail_q[dq*AW +: AW];
-  // Read the new head's word unless the new head is the tail (its word is
-  // written when a packet is linked behind it: in an earlier cycle when it
-  // is not the tail). With one packet in the queue nw is not a word of it:
-  // the read is of no use and harmless (a link behind the new head is
-  // forwarded to its next cache, over the read register).
-  wire          dm_re  = deq && nw_nxt != d_tail;
+  // Read the new head's word when the queue keeps two packets or more (h
+  // and the new head are not the tail): that word was written when the
+  // packet behind the new head arrived, in an earlier cycle. With one
+  // packet, nw is no word of the queue (unknown in simulation after a
+  // reset) and nothing here depends on it.
+  wire          dm_re  = deq && h != d_tail && nw_nxt != d_tail;
   wire [CW-1:0] rel_cells = deq ? {{(CW-5){1'b0}}, h_len} + {{(CW-1){1'b0}}, 1'b1}
                                 : {CW{1'b0}};
 

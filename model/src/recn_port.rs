@@ -1098,12 +1098,13 @@ impl Block for RecnPort {
                     s.head_q[q]
                 }
             };
-            // Step 1: read the new head's word unless it is the tail (a
-            // word not the tail's was written when the packet behind it
-            // arrived, in an earlier cycle). With one packet in the queue
-            // the read is of no use and harmless: a link behind the new
-            // head is forwarded to its next cache, over the read register.
-            let dm_re = deq.is_some_and(|r| nw_nxt != s.tail_q[r]);
+            // Step 1: read the new head's word when the queue keeps two
+            // packets or more (`h` and the new head are not the tail): it
+            // was written when the packet behind the new head arrived, in
+            // an earlier cycle. With one packet the next word is none of
+            // the queue's (unknown in the RTL's simulation after a reset)
+            // and nothing depends on it.
+            let dm_re = deq.is_some_and(|r| h as u16 != s.tail_q[r] && nw_nxt != s.tail_q[r]);
             let nx_sel_d = dm_re;
             let nx_qn_d = match deq {
                 Some(r) if dm_re => r as u8,
