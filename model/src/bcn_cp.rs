@@ -731,6 +731,12 @@ impl Block for BcnCp {
         ]
     }
 
+    /// Synthesised at scale at its default variant (8 queues, one per
+    /// priority of an egress port).
+    fn scale() -> Vec<BcnCpParams> {
+        Self::variants()[..1].to_vec()
+    }
+
     fn default_config(p: &BcnCpParams) -> BcnCpConfig {
         // QCN's set point of 26,000 bytes; a queue limit of 150,000 bytes
         // (QCN's sample base) and a buffer of twice that; W = 2; Pm = 10/1024.

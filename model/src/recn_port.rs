@@ -787,6 +787,16 @@ impl Block for RecnPort {
         ]
     }
 
+    /// The paper's port: 8 destinations, 8 SAQs, 512 descriptors.
+    fn scale() -> Vec<RecnPortParams> {
+        vec![RecnPortParams {
+            d: 8,
+            s: 8,
+            c: 512,
+            rw: 31,
+        }]
+    }
+
     fn default_config(p: &RecnPortParams) -> RecnPortConfig {
         // The paper's SL mapping; detection at 1/8 of the memory, vanish
         // below 1/32, Xoff at 1/4, Xon at 1/16.
