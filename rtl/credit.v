@@ -424,9 +424,6 @@ module credit #(
   integer               ii, ie;
 
   always @(*) begin
-    // Loop variables get a value on every path (else Yosys infers latches).
-    ii          = 0;
-    ie          = 0;
     pend_d      = pend_q;
     crd_d       = crd_q;
     err_bal_sat = 1'b0;
@@ -472,8 +469,6 @@ module credit #(
   reg signed [FW-1:0] ba;
   integer             ji, je;   // this block's own loop variables
   always @(*) begin
-    ji          = 0;
-    je          = 0;
     bal_d       = bal_q;
     deq_valid_o = {I{1'b0}};
     deq_egr_o   = {I*EW{1'b0}};
@@ -519,7 +514,6 @@ module credit #(
   assign grant = grant_r;
 
   always @(*) begin
-    es          = 0;
     occ_d       = occ_q;
     out_d       = out_q;
     acc_d       = acc_q;
