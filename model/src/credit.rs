@@ -457,11 +457,6 @@ impl Block for Credit {
         ]
     }
 
-    /// The seed's slice (the third variant).
-    fn scale() -> Vec<CreditParams> {
-        Self::variants()[2..3].to_vec()
-    }
-
     /// Two RTL clocks per step (the seed's one credit every two clocks
     /// per egress port), every output compared in the step's second clock
     /// (`L = 1`): the registers change only at the end of a step, so
