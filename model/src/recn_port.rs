@@ -1457,6 +1457,19 @@ impl Block for RecnPort {
 mod tests {
     use super::*;
 
+    /// `i` with the output side ready (a dequeue when a packet waits).
+    fn deq(mut i: RecnPortInputs) -> RecnPortInputs {
+        i.out_ready_i = true;
+        i
+    }
+
+    /// One step, the invariants checked after it; its outputs and events.
+    fn step(m: &mut RecnPort, i: &RecnPortInputs) -> (RecnPortOutputs, Events) {
+        let o = m.step(i);
+        m.assert_invariants();
+        (o, m.ev)
+    }
+
     fn p() -> RecnPortParams {
         RecnPortParams::default()
     }
@@ -1558,15 +1571,6 @@ mod tests {
             assert!(o.in_ready_o && o.in_desc_o == k);
         }
         assert_eq!(m.state().fresh_q, 64);
-        let deq = |mut i: RecnPortInputs| {
-            i.out_ready_i = true;
-            i
-        };
-        let step = |m: &mut RecnPort, i: &RecnPortInputs| {
-            let o = m.step(i);
-            m.assert_invariants();
-            (o, m.ev)
-        };
         // Nothing fresh, the FIFO empty: the arrival takes the descriptor
         // the dequeue releases (0).
         let (o, ev) = step(&mut m, &deq(pkt(100, 1, 0, 1)));
@@ -1599,15 +1603,6 @@ mod tests {
         let p = p();
         let c = RecnPort::default_config(&p);
         let mut m = RecnPort::new(&p, &c);
-        let deq = |mut i: RecnPortInputs| {
-            i.out_ready_i = true;
-            i
-        };
-        let step = |m: &mut RecnPort, i: &RecnPortInputs| {
-            let o = m.step(i);
-            m.assert_invariants();
-            (o, m.ev)
-        };
         // A packet into an empty queue goes to the head cache only; the
         // second is linked behind it: the head's word goes to the next
         // cache at once.
