@@ -210,8 +210,12 @@ pub fn variant_of<B: Block>(label: Option<&str>) -> Result<B::Params> {
         .find(|v| v.label() == l)
         .cloned()
         .ok_or_else(|| {
-            let mut known: Vec<String> = vs.iter().chain(&scale).map(|v| v.label()).collect();
-            known.dedup();
+            let mut known: Vec<String> = Vec::new();
+            for l in vs.iter().chain(&scale).map(|v| v.label()) {
+                if !known.contains(&l) {
+                    known.push(l);
+                }
+            }
             anyhow!(
                 "unknown variant `{l}` of {} (known: {})",
                 B::NAME,
