@@ -246,8 +246,10 @@ fn ltp_depth(report: &str) -> Option<u64> {
 pub const DEPTH_GATES: &str = "AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX";
 
 /// Runs the depth script in Yosys for at most `secs` seconds: whether it
-/// finished (a failure is an error; the time limit is not).
-fn depth_pass(script: &str, secs: u64) -> Result<bool> {
+/// finished (a failure is an error; the time limit is not). Yosys' errors
+/// go to the file `err` (a pipe read only at the end could fill and stall
+/// Yosys until the time limit).
+fn depth_pass(script: &str, secs: u64, err: &Path) -> Result<bool> {
     use std::os::unix::process::CommandExt;
     // A process group of its own, so that ABC (which Yosys starts through a
     // shell) goes down with it.
@@ -255,7 +257,7 @@ fn depth_pass(script: &str, secs: u64) -> Result<bool> {
         .args(["-q", "-p", script])
         .process_group(0)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(err).with_context(|| format!("creating {}", err.display()))?)
         .spawn()
         .context("cannot run yosys (install it with `make deps`: apt-get install -y yosys)")?;
     let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
@@ -264,12 +266,8 @@ fn depth_pass(script: &str, secs: u64) -> Result<bool> {
             if st.success() {
                 return Ok(true);
             }
-            let mut err = String::new();
-            if let Some(mut e) = child.stderr.take() {
-                use std::io::Read;
-                let _ = e.read_to_string(&mut err);
-            }
-            bail!("yosys failed in the depth pass ({st}): {}", err.trim());
+            let text = std::fs::read_to_string(err).unwrap_or_default();
+            bail!("yosys failed in the depth pass ({st}): {}", text.trim());
         }
         if std::time::Instant::now() >= end {
             let _ = std::process::Command::new("kill")
@@ -364,8 +362,10 @@ pub fn synth_block<B: Block>(
         );
     }
     let (text, dump) = (text?, dump?);
-    let finished = depth_pass(&depth_script, depth_timeout);
+    let err = tmp("err");
+    let finished = depth_pass(&depth_script, depth_timeout, &err);
     let _ = std::fs::remove_file(&net);
+    let _ = std::fs::remove_file(&err);
     let path = read(&ltp);
     let count = |pat: &str| -> u64 {
         text.lines()
