@@ -1135,8 +1135,8 @@ impl Block for RecnPort {
                 ev.same_queue = deq == Some(aq);
             }
             ev.next_forward = nx_fwd;
-            ev.next_from_read = deq.is_some_and(|r| s.nx_sel_q && s.nx_qn_q as usize == r)
-                && occ1(deq.unwrap_or(0)) != 0;
+            ev.next_from_read =
+                deq.is_some_and(|r| s.nx_sel_q && s.nx_qn_q as usize == r && occ1(r) != 0);
             // The edge.
             self.dm.step(
                 dm_we,
