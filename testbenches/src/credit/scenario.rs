@@ -436,7 +436,7 @@ pub fn limits_outcome(s: &Stimulus<Credit>, outs: &[CreditOutputs]) -> Result<()
     Ok(())
 }
 
-/// The seed's slice (`Credit::variants()[2]`: 18 x 400G egress ports, 32
+/// The seed's slice (`Credit::scale()[0]`: 18 x 400G egress ports, 32
 /// ingress sources in four slices of eight) at 1 GHz with a step of two
 /// clocks: every egress port issues cells of 256 B at one credit per step
 /// (the seed's one credit every two clocks) and its link drains 100 B per
@@ -445,7 +445,7 @@ pub fn limits_outcome(s: &Stimulus<Credit>, outs: &[CreditOutputs]) -> Result<()
 /// saturated, odd egress ports allocating by slice. Returns the stimulus,
 /// the measured window's statistics and the BDP.
 pub fn seed_slice(cells_: u32, steps: usize, warm: usize) -> (Stimulus<Credit>, Stats, u32) {
-    let p = Credit::variants()[2];
+    let p = Credit::scale()[0];
     assert_eq!((p.e, p.i, p.s), (18, 32, 4));
     let (q, r, dc, dd) = (256u16, 100u32, 200usize, 199usize);
     let lp = Loop {
