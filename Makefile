@@ -28,7 +28,7 @@ FUZZ_TIME   ?=
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
-.PHONY: all deps build run test lint lint-ci blocks fuzz bench soak synth mutate clean test-stx sweep-stx sweep-stx-short test-recn-net sweep-recn-net sweep-recn-net-small test-bcn sweep-bcn
+.PHONY: all deps build run test lint lint-ci blocks fuzz bench soak synth synth-scale mutate clean test-stx sweep-stx sweep-stx-short test-recn-net sweep-recn-net sweep-recn-net-small test-bcn sweep-bcn
 
 all: build
 
@@ -67,8 +67,14 @@ lint-ci: deps
 	  $(CI_VENV)/bin/pip install -q check-jsonschema; }
 	$(CI_VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/ci.yml
 
+# The designs are built while cargo compiles the test binaries: each
+# leaves a core idle at times (a single crate's codegen, linking, one
+# design's verilation), and neither needs the other.
 test: lint
-	$(SWITCHSIM) build all --jobs $(JOBS)
+	@$(SWITCHSIM) build all --jobs $(JOBS) & designs=$$!; \
+	$(CARGO) test --release --workspace --no-run; tests=$$?; \
+	wait $$designs || { echo "error: building the designs failed (above)" >&2; exit 1; }; \
+	[ $$tests = 0 ] || exit $$tests
 	$(CARGO) test --release --workspace
 
 # Per block, for every block of the registry (testbenches/src/registry.rs):
@@ -110,6 +116,7 @@ bench: build
 # recorded in BENCHMARKS.md.
 SOAK_CYCLES ?= 100000000
 SOAK_MAX_RSS_MIB ?= 64
+SCALE_DEPTH_TIMEOUT ?= 3600
 soak: build
 	$(SWITCHSIM) build all --default-only --jobs $(JOBS)
 	$(SWITCHSIM) soak --cycles $(SOAK_CYCLES) --max-rss-mib $(SOAK_MAX_RSS_MIB) --write BENCHMARKS.md
@@ -118,6 +125,12 @@ soak: build
 # counts recorded in docs/synth.md.
 synth: build
 	$(SWITCHSIM) synth --write docs/synth.md
+
+# The blocks at the sizes the seeds describe (`Block::scale`): cells,
+# flip-flops, memory bits and logic depth in docs/synth-scale.md. Hours of
+# Yosys: not part of `make test`; a nightly CI job.
+synth-scale: build
+	$(SWITCHSIM) synth --scale --depth-timeout $(SCALE_DEPTH_TIMEOUT) --write docs/synth-scale.md
 
 # Mutation campaign (long): single-point RTL mutants against each block's
 # default test budget; report in docs/mutation.md.

@@ -12,19 +12,23 @@
 // limit after the release, else dropped and counted; the arrival is sampled
 // when it is not a BCN frame (arr_etype_i != cfg_etype_i) and the low 10
 // bits of the LFSR (prim_lfsr, stepped 16 times per arrival) are below
-// cfg_pm_i; on a sample, with Q the queue's depth at the end of the cycle:
-// Qoff = sat16((Qeq - Q) >>> 6), Qdelta = sat16((Q - Qold) >>> 6),
-// Fb = sat16(Qoff - ((cfg_w_i * Qdelta) >>> 2)), Qold = Q; a message is sent
-// when Fb < 0 or the frame's rate-limiter tag names this point (its CPID is
-// {cfg_cpid_i, queue}). A departing tag is stripped only when it names this
-// point. The message is output
-// as parallel fields in the same cycle (msg_*) and as a 64-byte Ethernet frame
-// with FCS (prim_crc32), eight beats from the next cycle on when the
-// transmitter is free, else held in one pending slot, else dropped and counted.
+// cfg_pm_i; on a sample, with Q the queue's depth at the end of the cycle,
+// Qold = Q in the same cycle and the feedback runs in three stages:
+//   stage 1: Qoff = sat16((Qeq - Q) >>> 6), Qdelta = sat16((Q - Qold) >>> 6)
+//   stage 2: wq = cfg_w_i * Qdelta (exact)
+//   stage 3: Fb = sat16(Qoff - (wq >>> 2)); a message is sent when Fb < 0 or
+//            the frame's rate-limiter tag names this point (its CPID is
+//            {cfg_cpid_i, queue})
+// A departing tag is stripped only when it names this point. The message is
+// output as parallel fields in stage 3 (msg_*, three cycles after the
+// arrival) and as a 64-byte Ethernet frame with FCS (prim_crc32), eight
+// beats from the next cycle on when the transmitter is free, else held in
+// one pending slot, else dropped and counted.
 //
 // Ports: cfg_* held for a run; arr_* / dep_* one arrival and one departure per
-// cycle; msg_*, sample_o, arr_drop_o, dep_strip_o, err_o combinational; the
-// tx_* stream, q_o, tot_o and the counters registered.
+// cycle; arr_drop_o, dep_strip_o, err_o combinational; sample_o and msg_*
+// from feedback stage 3 (registers); the tx_* stream, q_o, tot_o and the
+// counters registered.
 //
 // Golden model: model::bcn_cp (model/src/bcn_cp.rs).
 
@@ -103,6 +107,8 @@ module bcn_cp #(
   localparam integer TW = QW + 3;            // total depth
   localparam integer LW = 14;                // frame length
   localparam integer MW = 16 + 16 + 16 + 1 + 32 + 16 + 16 + 16 + 3 + 48 + 48;  // a message
+  localparam integer PW = 16 + 16 + 16 + 1 + 1 + 3 + 3 + 48 + 48;  // a sample's header fields
+  localparam integer WW = 21;                // cfg_w_i * Qdelta, signed, exact
   localparam [31:0] CRC_INIT  = 32'hFFFF_FFFF;
   localparam [15:0] TPID      = 16'h8100;
   localparam [15:0] RLT_ETYPE = 16'h22E9;
@@ -139,6 +145,13 @@ module bcn_cp #(
   reg [31:0]      cur_ts_q, pend_ts_q;
   reg             cur_rlt_q, pend_rlt_q;
   reg [MW-1:0]    cur_d, pend_d;
+  // The feedback stages (docs/bcn_cp.md, "Pipeline and latency"): valid bits
+  // reset, data registers loaded before they are read (only while valid).
+  reg             s1_valid_q, s2_valid_q, s3_valid_q;
+  reg [QW-1:0]    s1_qn_q, s1_qeq_q, s1_qold_q;
+  reg [PW-1:0]    s1_pay_q, s2_pay_q, s3_pay_q;
+  reg [15:0]      s2_qoff_q, s2_qdelta_q, s3_qoff_q, s3_qdelta_q;
+  reg [WW-1:0]    s3_wq_q;
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -148,6 +161,9 @@ module bcn_cp #(
       tx_beat_q    <= 3'd0;
       tx_crc_q     <= CRC_INIT;
       pend_valid_q <= 1'b0;
+      s1_valid_q   <= 1'b0;
+      s2_valid_q   <= 1'b0;
+      s3_valid_q   <= 1'b0;
     end else begin
       qold_q       <= qold_d;
       ts_q         <= ts_q + 32'd1;
@@ -155,6 +171,9 @@ module bcn_cp #(
       tx_beat_q    <= tx_beat_d;
       tx_crc_q     <= tx_crc_d;
       pend_valid_q <= pend_valid_d;
+      s1_valid_q   <= sample;
+      s2_valid_q   <= s1_valid_q;
+      s3_valid_q   <= s2_valid_q;
     end
   end
 
@@ -169,7 +188,6 @@ module bcn_cp #(
   // Departure, then arrival (release first)
   // ---------------------------------------------------------------------------
   wire [NQ*QW-1:0] q_all;
-  wire [TW-1:0]    tot_q;
   wire             arr_in = arr_valid_i && ({29'd0, arr_queue_i} < NQ);
   wire             dep_in = dep_valid_i && ({29'd0, dep_queue_i} < NQ);
 
@@ -203,41 +221,40 @@ module bcn_cp #(
   wire          fits_q = need_q <= {1'b0, cfg_qmax_i};
   wire          fits_b = need_b <= {1'b0, cfg_buf_i};
   wire          admit  = arr_in && fits_q && fits_b;
-  wire [QW-1:0] inc    = admit ? arr_len : {QW{1'b0}};
   // The arrival queue's depth at the end of the cycle.
-  wire [QW-1:0] qn     = q1_a + inc;
+  wire [QW-1:0] qn     = admit ? need_q[QW-1:0] : q1_a;
 
   assign arr_drop_o  = arr_in && !admit;
   // A departing tag is stripped only when it names this point.
   assign dep_strip_o = dep_in && dep_rlt_i && (dep_rlt_cpid_i == {cfg_cpid_i, dep_queue_i});
   assign err_o       = {dep_valid_i && !dep_in, arr_valid_i && !arr_in, dep_in && dep_over};
 
-  genvar g;
-  generate
-    for (g = 0; g < NQ; g = g + 1) begin : gen_q
-      wire unused_sat;
-      prim_sat_cnt #(.W(QW)) u_depth (
-        .clk_i   (clk_i),
-        .rst_ni  (rst_ni),
-        .clr_i   (1'b0),
-        .inc_i   (({29'd0, arr_queue_i} == g) ? inc : {QW{1'b0}}),
-        .dec_i   (({29'd0, dep_queue_i} == g) ? rel : {QW{1'b0}}),
-        .count_o (q_all[QW*g +: QW]),
-        .sat_o   (unused_sat)
-      );
+  // The depths: the admitted arrival's queue takes need_q (its depth after
+  // the release plus the frame), the departure's queue loses the release,
+  // the total takes need_b or tot1. They never leave [0, cfg_qmax_i] and
+  // [0, cfg_buf_i] (the admission, the clamped release), so the sums the
+  // admission compares are the next values: no adder and no saturation
+  // after the admission decision.
+  reg [NQ*QW-1:0] q_q, q_d;
+  reg [TW-1:0]    tot_q, tot_d;
+  always @(*) begin
+    q_d = q_q;
+    for (k = 0; k < NQ; k = k + 1) begin
+      if (dep_in && {29'd0, dep_queue_i} == k) q_d[QW*k +: QW] = q_dq - rel;
+      if (admit && {29'd0, arr_queue_i} == k)  q_d[QW*k +: QW] = need_q[QW-1:0];
     end
-  endgenerate
-
-  wire unused_tot_sat;
-  prim_sat_cnt #(.W(TW)) u_tot (
-    .clk_i   (clk_i),
-    .rst_ni  (rst_ni),
-    .clr_i   (1'b0),
-    .inc_i   ({3'd0, inc}),
-    .dec_i   ({3'd0, rel}),
-    .count_o (tot_q),
-    .sat_o   (unused_tot_sat)
-  );
+    tot_d = admit ? need_b[TW-1:0] : tot1;
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      q_q   <= {NQ*QW{1'b0}};
+      tot_q <= {TW{1'b0}};
+    end else begin
+      q_q   <= q_d;
+      tot_q <= tot_d;
+    end
+  end
+  assign q_all = q_q;
 
   assign q_o   = q_all;
   assign tot_o = tot_q;
@@ -256,25 +273,12 @@ module bcn_cp #(
   wire bcn    = arr_etype_i == cfg_etype_i;
   wire sample = arr_in && !bcn && ({1'b0, lfsr[9:0]} < cfg_pm_i);
 
-  // x saturated to signed 16 bits: in range when bits 31..15 are all equal.
-  function automatic [15:0] sat16(input [31:0] x);
-    if (x[31:15] == {17{1'b0}} || x[31:15] == {17{1'b1}}) sat16 = x[15:0];
-    else if (x[31])                                        sat16 = 16'h8000;
-    else                                                   sat16 = 16'h7FFF;
-  endfunction
-
-  wire signed [31:0] qoff_x = $signed({{(32-QW){1'b0}}, qeq_a}) - $signed({{(32-QW){1'b0}}, qn});
-  wire signed [31:0] qdel_x = $signed({{(32-QW){1'b0}}, qn}) - $signed({{(32-QW){1'b0}}, qold_a});
-  wire [15:0]        qoff   = sat16(qoff_x >>> 6);
-  wire [15:0]        qdel   = sat16(qdel_x >>> 6);
-  wire signed [31:0] wq     = $signed({27'd0, cfg_w_i}) * $signed({{16{qdel[15]}}, qdel});
-  wire signed [31:0] fb_x   = $signed({{16{qoff[15]}}, qoff}) - (wq >>> 2);
-  wire [15:0]        fb     = sat16(fb_x);
-  wire [15:0]        cpid   = {cfg_cpid_i, arr_queue_i};
+  wire [15:0] cpid_a = {cfg_cpid_i, arr_queue_i};
   // The sampled frame's tag names this point: answered with any Fb.
-  wire               own    = arr_rlt_i && (arr_rlt_cpid_i == cpid);
-  wire               msg    = sample && (fb[15] || own);
+  wire        own_a  = arr_rlt_i && (arr_rlt_cpid_i == cpid_a);
 
+  // Stage 0: Qold is written where it is read, so back-to-back samples of
+  // one queue see each other.
   always @(*) begin
     qold_d = qold_q;
     for (k = 0; k < NQ; k = k + 1) begin
@@ -282,26 +286,72 @@ module bcn_cp #(
     end
   end
 
-  wire [15:0] rlt_id   = (sample && arr_rlt_i) ? arr_rlt_id_i : 16'd0;
-  wire [15:0] rlt_cpid = (sample && arr_rlt_i) ? arr_rlt_cpid_i : 16'd0;
-  wire [MW-1:0] msg_new = {arr_etype_i, rlt_cpid, rlt_id, arr_rlt_i, ts_q, qdel, qoff, cpid,
-                           arr_prio_i, arr_da_i, arr_sa_i};
+  // x saturated to signed 16 bits: in range when bits 31..15 are all equal.
+  function automatic [15:0] sat16(input [31:0] x);
+    if (x[31:15] == {17{1'b0}} || x[31:15] == {17{1'b1}}) sat16 = x[15:0];
+    else if (x[31])                                        sat16 = 16'h8000;
+    else                                                   sat16 = 16'h7FFF;
+  endfunction
 
-  assign sample_o      = sample;
+  // Stage 1: the two differences in feedback units.
+  wire signed [31:0] qoff_x = $signed({{(32-QW){1'b0}}, s1_qeq_q}) - $signed({{(32-QW){1'b0}}, s1_qn_q});
+  wire signed [31:0] qdel_x = $signed({{(32-QW){1'b0}}, s1_qn_q}) - $signed({{(32-QW){1'b0}}, s1_qold_q});
+  // Stage 2: the multiply (5 unsigned by 16 signed bits: 21 bits, exact).
+  wire signed [WW-1:0] wq = $signed({16'd0, cfg_w_i}) * $signed({{5{s2_qdelta_q[15]}}, s2_qdelta_q});
+
+  always @(posedge clk_i) begin
+    if (sample) begin
+      s1_qn_q   <= qn;
+      s1_qeq_q  <= qeq_a;
+      s1_qold_q <= qold_a;
+      s1_pay_q  <= {arr_etype_i, arr_rlt_cpid_i, arr_rlt_id_i, arr_rlt_i, own_a, arr_queue_i,
+                    arr_prio_i, arr_da_i, arr_sa_i};
+    end
+    s2_qoff_q   <= sat16(qoff_x >>> 6);
+    s2_qdelta_q <= sat16(qdel_x >>> 6);
+    s2_pay_q    <= s1_pay_q;
+    s3_qoff_q   <= s2_qoff_q;
+    s3_qdelta_q <= s2_qdelta_q;
+    s3_wq_q     <= wq;
+    s3_pay_q    <= s2_pay_q;
+  end
+
+  // Stage 3: Fb and the decision; the sample's fields on the ports.
+  wire [15:0] p_etype, p_rlt_cpid, p_rlt_id;
+  wire        p_rlt, p_own;
+  wire [2:0]  p_queue, p_prio;
+  wire [47:0] p_da, p_sa;
+  assign {p_etype, p_rlt_cpid, p_rlt_id, p_rlt, p_own, p_queue, p_prio, p_da, p_sa} = s3_pay_q;
+
+  wire signed [31:0] fb_x = $signed({{16{s3_qoff_q[15]}}, s3_qoff_q})
+                          - $signed({{(32-WW+2){s3_wq_q[WW-1]}}, s3_wq_q[WW-1:2]});
+  wire [15:0]        fb   = sat16(fb_x);
+  wire [15:0]        cpid = {cfg_cpid_i, p_queue};
+  wire               samp = s3_valid_q;
+  wire               msg  = samp && (fb[15] || p_own);
+  // The cycle counter of the sample's cycle.
+  wire [31:0]        ts_s = ts_q - 32'd3;
+
+  wire [15:0] rlt_id   = (samp && p_rlt) ? p_rlt_id : 16'd0;
+  wire [15:0] rlt_cpid = (samp && p_rlt) ? p_rlt_cpid : 16'd0;
+  wire [MW-1:0] msg_new = {p_etype, rlt_cpid, rlt_id, p_rlt, ts_s, s3_qdelta_q, s3_qoff_q, cpid,
+                           p_prio, p_da, p_sa};
+
+  assign sample_o      = samp;
   assign msg_valid_o   = msg;
-  assign msg_flow_da_o = sample ? arr_da_i : 48'd0;
-  assign msg_sa_o      = sample ? arr_sa_i : 48'd0;
-  assign msg_prio_o    = sample ? arr_prio_i : 3'd0;
-  assign msg_cpid_o    = sample ? cpid : 16'd0;
-  assign msg_qoff_o    = sample ? qoff : 16'd0;
-  assign msg_qdelta_o  = sample ? qdel : 16'd0;
-  assign msg_fb_o      = sample ? fb : 16'd0;
-  assign msg_rlt_o     = sample && arr_rlt_i;
+  assign msg_flow_da_o = samp ? p_da : 48'd0;
+  assign msg_sa_o      = samp ? p_sa : 48'd0;
+  assign msg_prio_o    = samp ? p_prio : 3'd0;
+  assign msg_cpid_o    = samp ? cpid : 16'd0;
+  assign msg_qoff_o    = samp ? s3_qoff_q : 16'd0;
+  assign msg_qdelta_o  = samp ? s3_qdelta_q : 16'd0;
+  assign msg_fb_o      = samp ? fb : 16'd0;
+  assign msg_rlt_o     = samp && p_rlt;
   assign msg_rlt_id_o  = rlt_id;
   assign msg_rlt_cpid_o = rlt_cpid;
-  assign msg_rlt_own_o = sample && own;
-  assign msg_etype_o   = sample ? arr_etype_i : 16'd0;
-  assign msg_ts_o      = sample ? ts_q : 32'd0;
+  assign msg_rlt_own_o = samp && p_own;
+  assign msg_etype_o   = samp ? p_etype : 16'd0;
+  assign msg_ts_o      = samp ? ts_s : 32'd0;
 
   // ---------------------------------------------------------------------------
   // Transmitter: the frame of cur_*, eight beats
@@ -399,7 +449,8 @@ module bcn_cp #(
   // ---------------------------------------------------------------------------
   // Event counters
   // ---------------------------------------------------------------------------
-  wire [4:0]    ev = {dep_strip_o, arr_drop_o, msg_drop, msg, sample};
+  genvar g;
+  wire [4:0]    ev = {dep_strip_o, arr_drop_o, msg_drop, msg, samp};
   wire [5*CW-1:0] cnt;
   wire [4:0]    unused_cnt_sat;
   generate

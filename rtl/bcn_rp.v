@@ -276,13 +276,25 @@ module bcn_rp #(
     end
   end
 
+  // The rate a decrease applies to, for whichever action decreases (DECREASE,
+  // INSTALL, FALLBACK_PRIO, FALLBACK_LINK on limiter 0): one decrease
+  // multiplier for all of them.
+  reg [RW-1:0] dec_op;
+  always @(*) begin
+    if (ml[IW])        dec_op = rate_q[ml_idx*RW +: RW];
+    else if (free_hit) dec_op = cfg_line_rate_i;
+    else if (fp_hit)   dec_op = rate_q[fp_idx*RW +: RW];
+    else               dec_op = rate_q[RW-1:0];
+  end
+  wire [RW-1:0] rate_dec = dec_rate(dec_op, fb_abs, cfg_gd_i, cfg_min_rate_i);
+
   reg [RW-1:0] rate_new;
   reg          app;
   always @(*) begin
     msg_act_o = A_NONE;
     msg_lim_o = {IW{1'b0}};
     app       = 1'b0;
-    rate_new  = dec_rate(rate_q[RW-1:0], fb_abs, cfg_gd_i, cfg_min_rate_i);   // FALLBACK_LINK's; the other actions set theirs
+    rate_new  = rate_dec;   // every decreasing action's; INCREASE and HOLD set theirs
     if (msg_valid_i) begin
       if (cfg_err) begin
         msg_act_o = A_IGNORE;
@@ -291,7 +303,6 @@ module bcn_rp #(
         msg_lim_o = ml_idx;
         if (fb[15]) begin
           msg_act_o = A_DEC;
-          rate_new  = dec_rate(rate_q[ml_idx*RW +: RW], fb_abs, cfg_gd_i, cfg_min_rate_i);
         end else if (msg_cpid_i != cpid_q[ml_idx*16 +: 16]) begin
           // Fb >= 0 from a point the limiter does not answer to.
           app       = 1'b0;
@@ -310,12 +321,10 @@ module bcn_rp #(
         app       = 1'b1;
         msg_act_o = A_INSTALL;
         msg_lim_o = free_idx;
-        rate_new  = dec_rate(cfg_line_rate_i, fb_abs, cfg_gd_i, cfg_min_rate_i);
       end else if (fp_hit) begin
         app       = 1'b1;
         msg_act_o = A_FB_PRIO;
         msg_lim_o = fp_idx;
-        rate_new  = dec_rate(rate_q[fp_idx*RW +: RW], fb_abs, cfg_gd_i, cfg_min_rate_i);
       end else begin
         app       = 1'b1;
         msg_act_o = A_FB_LINK;

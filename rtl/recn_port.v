@@ -12,11 +12,15 @@
 // Algorithm (one cycle, in order)
 //   1. dequeue: when out_ready_i, VC0's eligible queues (not empty, not
 //      stop_i, a SAQ not behind its in-order marker) strictly first, round
-//      robin inside a VC (prim_rr_arb each); the head descriptor leaves and
-//      is free at once; markers in that queue move up by its cells
+//      robin inside a VC (prim_rr_arb each); the head descriptor leaves
+//      (its fields from the head cache) and is free at once; the next
+//      cache becomes the head, and the new head's word is read from the
+//      descriptor memory (u_dm, prim_ram_1r1w) for the next cache;
+//      markers in that queue move up by its cells
 //   2. arrival: CAM lookup (valid, same SL, route prefix equal; longest
 //      prefix wins) -> SAQ, else detection queue route[TB-1:0] of the SL's
-//      VC; taken when it fits after the dequeue; its descriptor from the
+//      VC; taken when it fits after the dequeue (the word of the tail it
+//      is linked behind written, or the head cache loaded); its descriptor from the
 //      free list: a fresh one (fresh_q), else the head of the FIFO of
 //      released ones (u_fl, prim_ram_1r1w, head shown ahead in
 //      fl_hsel_q/fl_hd_q), else the one released this cycle; a released
@@ -129,6 +133,7 @@ module recn_port #(
   localparam integer QV = D + S;                 // queues per VC
   localparam integer IW = $clog2(QV);            // arbiter index width
   localparam integer XW = CW + 6;                // cell sums with a packet
+  localparam integer DW = AW + 16;               // descriptor word {nxt, id, sl, len}
   localparam [2:0] A_NONE = 3'd0, A_IGNORE = 3'd1, A_ALLOC = 3'd2, A_REFRESH = 3'd3,
                    A_DROP = 3'd4, A_GONE = 3'd5;
 
@@ -154,11 +159,16 @@ module recn_port #(
   reg [HW*L-1:0]  hops_q, hops_d;
   reg [3*L-1:0]   sl_q, sl_d;
   reg [16*D*D-1:0] mask_q, mask_d;               // SLs notified, per (det queue, sender)
-  // Descriptor memory (data: read only while the descriptor is in a queue).
-  reg [AW-1:0]    nxt_q [0:C-1];
-  reg [7:0]       id_q  [0:C-1];
-  reg [2:0]       dsl_q [0:C-1];
-  reg [4:0]       len_q [0:C-1];
+  // Head cache per queue (the head packet's fields) and next cache (the
+  // head descriptor's word: the next descriptor and its packet's fields),
+  // data read only while the queue holds the packets; the next cache is
+  // u_dm's read register when nx_sel_q and nx_qn_q names the queue.
+  reg [8*NQ-1:0]  hid_q, hid_d;
+  reg [3*NQ-1:0]  hsl_q, hsl_d;
+  reg [5*NQ-1:0]  hlen_q, hlen_d;
+  reg [DW*NQ-1:0] nx_q, nx_d;
+  reg             nx_sel_q, nx_sel_d;
+  reg [QW-1:0]    nx_qn_q, nx_qn_d;
 
   wire cfg_err = (cfg_rel_thr_i == {CW{1'b0}}) || (cfg_rel_thr_i > cfg_det_thr_i)
               || (cfg_det_thr_i > C[CW-1:0]) || (cfg_xoff_i > C[CW-1:0])
@@ -208,15 +218,25 @@ module recn_port #(
   wire          deq = out_ready_i && (v0 || v1);
   wire [QW-1:0] dq  = v0 ? {{(QW-IW){1'b0}}, i0} : QV[QW-1:0] + {{(QW-IW){1'b0}}, i1};
   wire [AW-1:0] h   = head_q[dq*AW +: AW];
-  wire [AW-1:0] h_nxt = nxt_q[h];
-  wire [4:0]    h_len = len_q[h];
+  wire [4:0]    h_len = hlen_q[dq*5 +: 5];
+  // The head's word: the next descriptor and its packet, the new head.
+  wire [DW-1:0] dm_rdata;
+  wire [DW-1:0] nw     = (nx_sel_q && nx_qn_q == dq) ? dm_rdata : nx_q[dq*DW +: DW];
+  wire [AW-1:0] nw_nxt = nw[DW-1:16];
+  wire [AW-1:0] d_tail = tail_q[dq*AW +: AW];
+  // Read the new head's word when the queue keeps two packets or more (h
+  // and the new head are not the tail): that word was written when the
+  // packet behind the new head arrived, in an earlier cycle. With one
+  // packet, nw is no word of the queue (unknown in simulation after a
+  // reset) and nothing here depends on it.
+  wire          dm_re  = deq && h != d_tail && nw_nxt != d_tail;
   wire [CW-1:0] rel_cells = deq ? {{(CW-5){1'b0}}, h_len} + {{(CW-1){1'b0}}, 1'b1}
                                 : {CW{1'b0}};
 
   assign out_valid_o = deq;
   assign out_queue_o = deq ? dq : {QW{1'b0}};
-  assign out_id_o    = deq ? id_q[h] : 8'd0;
-  assign out_sl_o    = deq ? dsl_q[h] : 3'd0;
+  assign out_id_o    = deq ? hid_q[dq*8 +: 8] : 8'd0;
+  assign out_sl_o    = deq ? hsl_q[dq*3 +: 3] : 3'd0;
   assign out_len_o   = deq ? h_len : 5'd0;
 
   // ---------------------------------------------------------------------------
@@ -316,36 +336,62 @@ module recn_port #(
     .rdata_o (fl_rdata)
   );
 
-  // List updates.
+  // List updates, head and next caches: the read register goes to its
+  // queue's next cache; a dequeue moves the next cache to the head; an
+  // arrival into an empty queue loads the head cache, else it writes the
+  // word of the tail it is linked behind, which is also the next cache
+  // when that tail is the head.
+  wire [AW-1:0] lnk_a    = tail_q[aq*AW +: AW];
+  wire [DW-1:0] dm_wdata = {e, in_id_i, in_sl_i, in_len_i};
   reg [CW-1:0] aocc;
-  reg          lnk_we;
+  reg [AW-1:0] ahd;
+  reg          dm_we, nx_fwd;
   always @(*) begin
     occ_d  = occ_q;
     head_d = head_q;
     tail_d = tail_q;
+    hid_d  = hid_q;
+    hsl_d  = hsl_q;
+    hlen_d = hlen_q;
+    nx_d   = nx_q;
+    if (nx_sel_q) nx_d[nx_qn_q*DW +: DW] = dm_rdata;
     if (deq) begin
       occ_d[dq*CW +: CW]  = occ_q[dq*CW +: CW] - rel_cells;
-      head_d[dq*AW +: AW] = h_nxt;
+      head_d[dq*AW +: AW] = nw_nxt;
+      hid_d[dq*8 +: 8]    = nw[15:8];
+      hsl_d[dq*3 +: 3]    = nw[7:5];
+      hlen_d[dq*5 +: 5]   = nw[4:0];
     end
     aocc   = occ_d[aq*CW +: CW];
-    lnk_we = enq && aocc != {CW{1'b0}};
+    ahd    = head_d[aq*AW +: AW];
+    dm_we  = enq && aocc != {CW{1'b0}};
+    nx_fwd = dm_we && lnk_a == ahd;
     if (enq) begin
-      if (aocc == {CW{1'b0}}) head_d[aq*AW +: AW] = e;
+      if (aocc == {CW{1'b0}}) begin
+        head_d[aq*AW +: AW] = e;
+        hid_d[aq*8 +: 8]    = in_id_i;
+        hsl_d[aq*3 +: 3]    = in_sl_i;
+        hlen_d[aq*5 +: 5]   = in_len_i;
+      end
+      if (nx_fwd) nx_d[aq*DW +: DW] = dm_wdata;
       tail_d[aq*AW +: AW] = e;
       occ_d[aq*CW +: CW]  = aocc + len[CW-1:0];
     end
-    used_d = used_q - rel_cells + (enq ? len[CW-1:0] : {CW{1'b0}});
+    used_d   = used_q - rel_cells + (enq ? len[CW-1:0] : {CW{1'b0}});
+    nx_sel_d = dm_re;
+    nx_qn_d  = dm_re ? dq : nx_qn_q;
   end
 
-  wire [AW-1:0] lnk_a = tail_q[aq*AW +: AW];
-  always @(posedge clk_i) begin
-    if (lnk_we) nxt_q[lnk_a] <= e;
-    if (enq) begin
-      id_q[e]  <= in_id_i;
-      dsl_q[e] <= in_sl_i;
-      len_q[e] <= in_len_i;
-    end
-  end
+  prim_ram_1r1w #(.W(DW), .D(C)) u_dm (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .we_i    (dm_we),
+    .waddr_i (lnk_a),
+    .wdata_i (dm_wdata),
+    .re_i    (dm_re),
+    .raddr_i (nw_nxt),
+    .rdata_o (dm_rdata)
+  );
 
   // ---------------------------------------------------------------------------
   // 3. Notification received
@@ -675,6 +721,8 @@ module recn_port #(
       fl_cnt_q  <= {(AW+1){1'b0}};
       fl_hd_q   <= {AW{1'b0}};
       fl_hsel_q <= 1'b0;
+      nx_sel_q  <= 1'b0;
+      nx_qn_q   <= {QW{1'b0}};
       valid_q <= {L{1'b0}};
       gone_q  <= {L{1'b0}};
       hold_q  <= {L{1'b0}};
@@ -699,6 +747,8 @@ module recn_port #(
       fl_cnt_q  <= fl_cnt_d;
       fl_hd_q   <= fl_hd_d;
       fl_hsel_q <= fl_hsel_d;
+      nx_sel_q  <= nx_sel_d;
+      nx_qn_q   <= nx_qn_d;
       valid_q <= valid_d;
       gone_q  <= gone_d;
       hold_q  <= hold_d;
@@ -713,6 +763,14 @@ module recn_port #(
       sl_q    <= sl_d;
       mask_q  <= mask_d;
     end
+  end
+
+  // The caches' data (read only while their queue holds the packets).
+  always @(posedge clk_i) begin
+    hid_q  <= hid_d;
+    hsl_q  <= hsl_d;
+    hlen_q <= hlen_d;
+    nx_q   <= nx_d;
   end
 
   assign xoff_o      = xoff_q;

@@ -8,18 +8,21 @@
 //! equilibrium and its change since the last sample give the feedback
 //! `Fb = Qoff - W * Qdelta`; a negative feedback, or a sampled frame whose
 //! rate-limiter tag names this congestion point, sends a BCN message back
-//! to the frame's source, both as parallel fields (the same cycle) and as a
-//! 64-byte Ethernet frame with FCS, eight beats on a PFC-style stream.
+//! to the frame's source, both as parallel fields (three cycles after the
+//! sample: the feedback pipeline) and as a 64-byte Ethernet frame with FCS,
+//! eight beats on a PFC-style stream.
 //! Rate-limiter tags naming this point are reported stripped on departure;
 //! tags naming another point stay.
 //!
-//! Latency: `arr_drop_o`, `sample_o`, the `msg_*` fields, `dep_strip_o`,
-//! `err_o` depend on the inputs of the cycle; the frame stream, the depths
-//! and the counters are registers. A message decided in cycle `t` starts its
-//! frame at `t + 1` when the transmitter is free (idle, or on the last beat
-//! of a frame); else it waits in the one pending slot, or is dropped and
-//! counted when that slot is full. Order inside a cycle: departure,
-//! arrival (admission), sampling and feedback, message, transmitter.
+//! Latency: `arr_drop_o`, `dep_strip_o`, `err_o` depend on the inputs of
+//! the cycle; the frame stream, the depths and the counters are registers;
+//! `sample_o` and the `msg_*` fields come from the last of three feedback
+//! stages (the sample of cycle `t - 3`, [`Pipe`]). A message decided in
+//! cycle `t` starts its frame at `t + 1` when the transmitter is free (idle,
+//! or on the last beat of a frame); else it waits in the one pending slot,
+//! or is dropped and counted when that slot is full. Order inside a cycle:
+//! departure, arrival (admission), sampling, the feedback stages, message,
+//! transmitter.
 
 use crate::block::{check_param, check_range, Block, ConfigError, Params};
 use crate::eth::{crc32, crc32_beat, mac_bytes, CRC_INIT};
@@ -64,6 +67,10 @@ pub const LW: u32 = 14;
 pub const TSW: u32 = 32;
 /// Queue index width on the ports (up to 8 queues).
 pub const QIW: u32 = 3;
+/// Cycles from a sample to its message on the ports (the feedback stages).
+pub const FB_LATENCY: u32 = 3;
+/// Width of `cfg_w_i * Qdelta` (5 unsigned by 16 signed bits, exact).
+pub const WQ_BITS: u32 = 21;
 
 /// Structural parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -518,6 +525,65 @@ crate::coverage_bins! {
     }
 }
 
+/// A sample's header fields, carried through the feedback stages (the
+/// RTL's `sN_pay_q`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pay {
+    /// The sampled frame's SA.
+    pub sa: u64,
+    /// Its DA.
+    pub da: u64,
+    /// Its priority.
+    pub prio: u8,
+    /// Its queue.
+    pub queue: u8,
+    /// Its tag names this point.
+    pub own: bool,
+    /// It carried a rate-limiter tag.
+    pub rlt: bool,
+    /// That tag's id (as on the port, also when untagged).
+    pub rlt_id: u16,
+    /// That tag's CPID (as on the port).
+    pub rlt_cpid: u16,
+    /// Its EtherType.
+    pub etype: u16,
+}
+
+/// The feedback pipeline's registers, named like the RTL's
+/// (`docs/bcn_cp.md`, "Pipeline and latency"); the data registers of an
+/// empty stage keep whatever they held (the RTL's are not reset).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pipe {
+    /// Stage 1 holds a sample.
+    pub s1_valid_q: bool,
+    /// Stage 1: the sampled queue's depth at the end of the sample's cycle.
+    pub s1_qn_q: u32,
+    /// Stage 1: its Qeq.
+    pub s1_qeq_q: u32,
+    /// Stage 1: its Qold before the sample.
+    pub s1_qold_q: u32,
+    /// Stage 1: header fields.
+    pub s1_pay_q: Pay,
+    /// Stage 2 holds a sample.
+    pub s2_valid_q: bool,
+    /// Stage 2: Qoff.
+    pub s2_qoff_q: i16,
+    /// Stage 2: Qdelta.
+    pub s2_qdelta_q: i16,
+    /// Stage 2: header fields.
+    pub s2_pay_q: Pay,
+    /// Stage 3 holds a sample.
+    pub s3_valid_q: bool,
+    /// Stage 3: Qoff.
+    pub s3_qoff_q: i16,
+    /// Stage 3: Qdelta.
+    pub s3_qdelta_q: i16,
+    /// Stage 3: `cfg_w_i * Qdelta`, exact (21 bits signed).
+    pub s3_wq_q: i32,
+    /// Stage 3: header fields.
+    pub s3_pay_q: Pay,
+}
+
 /// The BCN congestion point model.
 #[derive(Clone, Debug)]
 pub struct BcnCp {
@@ -525,6 +591,8 @@ pub struct BcnCp {
     c: BcnCpConfig,
     cfg_err: bool,
     s: BcnCpState,
+    /// The feedback stages.
+    pipe: Pipe,
     /// Bins hit by the last step (bit `Bin as usize`).
     ev: u64,
 }
@@ -551,6 +619,11 @@ impl BcnCp {
             rlt_cpid: s.cur_rlt_cpid_q,
             etype: s.cur_etype_q,
         }
+    }
+
+    /// The feedback stages.
+    pub fn pipe(&self) -> &Pipe {
+        &self.pipe
     }
 
     /// The pending message, if any.
@@ -658,6 +731,12 @@ impl Block for BcnCp {
         ]
     }
 
+    /// Synthesised at scale at its default variant (8 queues, one per
+    /// priority of an egress port).
+    fn scale() -> Vec<BcnCpParams> {
+        Self::variants()[..1].to_vec()
+    }
+
     fn default_config(p: &BcnCpParams) -> BcnCpConfig {
         // QCN's set point of 26,000 bytes; a queue limit of 150,000 bytes
         // (QCN's sample base) and a buffer of twice that; W = 2; Pm = 10/1024.
@@ -718,6 +797,7 @@ impl Block for BcnCp {
             c: c.clone(),
             cfg_err: Self::cfg_err(c),
             s,
+            pipe: Pipe::default(),
             ev: 0,
         }
     }
@@ -882,37 +962,75 @@ impl Block for BcnCp {
         lf.clock(i.arr_valid_i);
         s.lfsr_q = lf.state as u16;
 
-        // 4. Feedback on the depth at the end of the cycle.
-        let mut msg = None;
-        refill_msg(o);
+        // 4. Feedback, in three stages (docs/bcn_cp.md, "Pipeline and
+        //    latency"): every stage's next value from the registers at the
+        //    start of the cycle (`_q`) and this cycle's inputs.
+        let pq = &self.pipe;
+        // Stage 0: the sample's depth at the end of the cycle; Qold is
+        // written here, where it is read.
+        let cpid_of = |q: u8| (c.cfg_cpid_i.value() << QIW) | q as u16;
+        let mut s1_d = Pipe {
+            s1_valid_q: sample,
+            ..pq.clone()
+        };
         if sample {
             hit(Bin::Sample);
-            let qn = s.q_q[aq] as i64;
-            let qeq = c.cfg_qeq_i[aq] as i64;
-            let qoff_x = (qeq - qn) >> UNIT_SHIFT;
-            let qdelta_x = (qn - s.qold_q[aq] as i64) >> UNIT_SHIFT;
-            let qoff = units(qeq - qn);
-            let qdelta = units(qn - s.qold_q[aq] as i64);
-            let fb = feedback(qoff, qdelta, c.cfg_w_i);
-            s.qold_q[aq] = qn as u32;
-            let rlt = i.arr_rlt_i;
-            let cpid = (c.cfg_cpid_i.value() << QIW) | aq as u16;
-            let own = rlt && i.arr_rlt_cpid_i == cpid;
-            let send = sends(fb, own);
-            if qoff_x > i16::MAX as i64 {
+            if !admit {
+                hit(Bin::SampleDropped);
+            }
+            let own = i.arr_rlt_i && i.arr_rlt_cpid_i == cpid_of(aq as u8);
+            s1_d.s1_qn_q = s.q_q[aq];
+            s1_d.s1_qeq_q = c.cfg_qeq_i[aq];
+            s1_d.s1_qold_q = s.qold_q[aq];
+            s1_d.s1_pay_q = Pay {
+                sa: i.arr_sa_i,
+                da: i.arr_da_i,
+                prio: i.arr_prio_i.value(),
+                queue: aq as u8,
+                own,
+                rlt: i.arr_rlt_i,
+                rlt_id: i.arr_rlt_id_i,
+                rlt_cpid: i.arr_rlt_cpid_i,
+                etype: i.arr_etype_i,
+            };
+            s.qold_q[aq] = s.q_q[aq];
+        }
+        // Stage 1: the two differences in feedback units.
+        let s2_valid_d = pq.s1_valid_q;
+        let (qn, qeq, qold) = (pq.s1_qn_q as i64, pq.s1_qeq_q as i64, pq.s1_qold_q as i64);
+        let s2_qoff_d = units(qeq - qn);
+        let s2_qdelta_d = units(qn - qold);
+        if s2_valid_d {
+            if (qeq - qn) >> UNIT_SHIFT > i16::MAX as i64 {
                 hit(Bin::QoffSatPos);
             }
-            if qoff_x < i16::MIN as i64 {
+            if (qeq - qn) >> UNIT_SHIFT < i16::MIN as i64 {
                 hit(Bin::QoffSatNeg);
             }
-            if qdelta_x != qdelta as i64 {
+            if (qn - qold) >> UNIT_SHIFT != s2_qdelta_d as i64 {
                 hit(Bin::QdeltaSat);
             }
-            if qdelta < 0 {
+            if s2_qdelta_d < 0 {
                 hit(Bin::QdeltaNeg);
             }
-            let wq = c.cfg_w_i.value() as i64 * qdelta as i64;
-            if qoff_x == qoff as i64 && (qoff as i64 - (wq >> 2)) != fb as i64 {
+            if qn == qeq {
+                hit(Bin::AtEquilibrium);
+            }
+        }
+        // Stage 2: the multiply.
+        let s3_valid_d = pq.s2_valid_q;
+        let s3_wq_d = c.cfg_w_i.value() as i32 * pq.s2_qdelta_q as i32;
+        // Stage 3: Fb and the decision; the sample on the ports.
+        let pay = pq.s3_pay_q;
+        let fb = sat16(pq.s3_qoff_q as i64 - (pq.s3_wq_q as i64 >> 2));
+        debug_assert_eq!(fb, feedback(pq.s3_qoff_q, pq.s3_qdelta_q, c.cfg_w_i));
+        let fb_sample = pq.s3_valid_q;
+        let send = fb_sample && sends(fb, pay.own);
+        let mut msg = None;
+        refill_msg(o);
+        if fb_sample {
+            let (qoff, qdelta, wq) = (pq.s3_qoff_q, pq.s3_qdelta_q, pq.s3_wq_q as i64);
+            if qoff as i64 - (wq >> 2) != fb as i64 {
                 hit(Bin::FbSat);
             }
             if wq < 0 && wq % 4 != 0 {
@@ -924,13 +1042,7 @@ impl Block for BcnCp {
             if fb == -1 {
                 hit(Bin::FbMinusOne);
             }
-            if qn == qeq {
-                hit(Bin::AtEquilibrium);
-            }
-            if !admit {
-                hit(Bin::SampleDropped);
-            }
-            match (send, rlt, own) {
+            match (send, pay.rlt, pay.own) {
                 (false, true, _) => hit(Bin::TagOtherSilent),
                 (false, false, _) => hit(Bin::SampleNoMsg),
                 (true, false, _) => hit(Bin::MsgNegative),
@@ -939,37 +1051,51 @@ impl Block for BcnCp {
                 (true, true, true) => hit(Bin::MsgTaggedNonNegative),
             }
             let m = Msg {
-                sa: i.arr_sa_i,
-                da: i.arr_da_i,
-                prio: i.arr_prio_i.value(),
-                cpid,
+                sa: pay.sa,
+                da: pay.da,
+                prio: pay.prio,
+                cpid: cpid_of(pay.queue),
                 qoff,
                 qdelta,
-                ts: s.ts_q,
-                rlt,
-                rlt_id: if rlt { i.arr_rlt_id_i } else { 0 },
-                rlt_cpid: if rlt { i.arr_rlt_cpid_i } else { 0 },
-                etype: i.arr_etype_i,
+                // The cycle counter of the sample's cycle.
+                ts: s.ts_q.wrapping_sub(FB_LATENCY),
+                rlt: pay.rlt,
+                rlt_id: if pay.rlt { pay.rlt_id } else { 0 },
+                rlt_cpid: if pay.rlt { pay.rlt_cpid } else { 0 },
+                etype: pay.etype,
             };
             o.sample_o = true;
             o.msg_valid_o = send;
             o.msg_flow_da_o = m.da;
             o.msg_sa_o = m.sa;
-            o.msg_prio_o = i.arr_prio_i;
+            o.msg_prio_o = u3::new(m.prio);
             o.msg_cpid_o = m.cpid;
             o.msg_qoff_o = S16::new(qoff);
             o.msg_qdelta_o = S16::new(qdelta);
             o.msg_fb_o = S16::new(fb);
-            o.msg_rlt_o = rlt;
+            o.msg_rlt_o = m.rlt;
             o.msg_rlt_id_o = m.rlt_id;
             o.msg_rlt_cpid_o = m.rlt_cpid;
-            o.msg_rlt_own_o = own;
+            o.msg_rlt_own_o = pay.own;
             o.msg_etype_o = m.etype;
             o.msg_ts_o = m.ts;
             if send {
                 msg = Some(m);
             }
         }
+        // The stages advance: each takes the one before it.
+        self.pipe = Pipe {
+            s2_valid_q: s2_valid_d,
+            s2_qoff_q: s2_qoff_d,
+            s2_qdelta_q: s2_qdelta_d,
+            s2_pay_q: pq.s1_pay_q,
+            s3_valid_q: s3_valid_d,
+            s3_qoff_q: pq.s2_qoff_q,
+            s3_qdelta_q: pq.s2_qdelta_q,
+            s3_wq_q: s3_wq_d,
+            s3_pay_q: pq.s2_pay_q,
+            ..s1_d
+        };
         o.err_o = u3::new(err);
 
         // 5. Transmitter: the wire is free for a new frame next cycle when
@@ -1025,7 +1151,7 @@ impl Block for BcnCp {
             .next(false, inc as u64, 0)
             .0 as u32;
         };
-        bump(&mut s.samples_q, sample);
+        bump(&mut s.samples_q, fb_sample);
         bump(&mut s.msgs_q, msg.is_some());
         bump(&mut s.msg_drops_q, msg_drop);
         bump(&mut s.drops_q, arr_in && !admit);
@@ -1127,8 +1253,19 @@ mod tests {
         c.cfg_qeq_i = vec![6400; 8];
         let mut m = BcnCp::new(&p, &c);
         // 640 bytes: Q = 640, Qoff = (6400 - 640) / 64 = 90, Qdelta = 10,
-        // Fb = 90 - 2 * 10 = 70: no message.
-        let o = m.step(&arrival(4, 640));
+        // Fb = 90 - 2 * 10 = 70: no message. In the next cycle 6400 more
+        // on the same queue: Q = 7040, Qoff = floor(-640 / 64) = -10,
+        // Qdelta = 100 (Qold is the first sample's depth, written in its
+        // own cycle), Fb = -210: a message. Each on the ports three cycles
+        // after its arrival, nothing before.
+        let idle = BcnCpInputs::zero(&p);
+        let mut outs = vec![m.step(&arrival(4, 640)), m.step(&arrival(4, 6400))];
+        assert_eq!(m.state().qold_q[4], 7040);
+        for _ in 0..3 {
+            outs.push(m.step(&idle));
+        }
+        assert!(outs[..3].iter().all(|o| !o.sample_o && !o.msg_valid_o));
+        let o = &outs[3];
         assert!(o.sample_o && !o.msg_valid_o);
         assert_eq!(
             (
@@ -1139,12 +1276,12 @@ mod tests {
             (90, 10, 70)
         );
         assert_eq!(o.msg_cpid_o, (0x0a5 << 3) | 4);
-        // 6400 more: Q = 7040, Qoff = floor(-640 / 64) = -10, Qdelta = 100.
-        let o = m.step(&arrival(4, 6400));
+        assert_eq!(o.msg_ts_o, 0, "the sample's cycle");
+        let o = &outs[4];
         assert_eq!((o.msg_qoff_o.value(), o.msg_qdelta_o.value()), (-10, 100));
         assert_eq!(o.msg_fb_o.value(), -210);
         assert!(o.msg_valid_o);
-        assert_eq!(m.state().qold_q[4], 7040);
+        assert_eq!(o.msg_ts_o, 1, "the sample's cycle");
         assert!(m.state().tx_busy_q, "the frame starts next cycle");
         m.assert_invariants();
     }

@@ -453,6 +453,11 @@ impl Block for BcnRp {
         ]
     }
 
+    /// Synthesised at scale at its default variant (4 rate limiters).
+    fn scale() -> Vec<BcnRpParams> {
+        Self::variants()[..1].to_vec()
+    }
+
     fn default_config(_: &BcnRpParams) -> BcnRpConfig {
         // A line of 8 bytes per cycle (a 64 B frame every 8 cycles), at
         // least 1/64 of it; QCN's Gd = 1/128; Gi * Ru = 1/16 B/cycle per

@@ -93,6 +93,14 @@ pub trait Block: Sized {
 
     /// The structural variants that are verilated; the first is the default.
     fn variants() -> Vec<Self::Params>;
+    /// The sizes the seeds describe (a switch's port count, the paper's
+    /// queue depths), synthesised by `make synth-scale` to show that the
+    /// RTL is hardware at that size; they may repeat a verilated variant.
+    /// The others are not verilated by the tests, but any command that
+    /// takes `--variant` builds them on demand.
+    fn scale() -> Vec<Self::Params> {
+        Vec::new()
+    }
     /// A useful default configuration for `p`.
     fn default_config(p: &Self::Params) -> Self::Config;
     /// Checks that the hardware can hold `cfg`. [`Block::new`] may assume it.

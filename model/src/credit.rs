@@ -18,6 +18,8 @@
 
 use crate::block::{check_param, check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::{mask, PortGroup};
+use crate::prim::rr_pick;
+use crate::timing::Alignment;
 use arbitrary_int::u6;
 
 /// Number of `err_o` bits.
@@ -114,8 +116,8 @@ impl CreditParams {
     }
     /// Checks the structural parameters against the spec's table.
     pub fn check(&self) -> Result<(), ConfigError> {
-        check_param("E", "egress ports", self.e, 2, 8)?;
-        check_param("I", "ingress ports", self.i, 2, 16)?;
+        check_param("E", "egress ports", self.e, 2, 32)?;
+        check_param("I", "ingress ports", self.i, 2, 32)?;
         check_pow2("S", "slices", self.s, 2, 8)?;
         check_param("LW", "length bits", self.lw as usize, 4, 16)?;
         check_param("CW", "credit bits", self.cw as usize, self.lw as usize, 30)?;
@@ -282,12 +284,6 @@ pub fn to_raw(v: i64, w: u32) -> u32 {
     (v as u64 & mask(w)) as u32
 }
 
-/// First `k` in `ptr, ptr+1, ..., n-1, 0, ..., ptr-1` with `f(k)`.
-pub fn rr_pick(n: usize, ptr: usize, f: impl Fn(usize) -> bool) -> Option<usize> {
-    assert!(ptr < n, "round-robin pointer {ptr} out of range 0..{n}");
-    (0..n).map(|k| (ptr + k) % n).find(|&k| f(k))
-}
-
 crate::coverage_bins! {
     /// Functional coverage bins of the credit scheduler (indices into [`BINS`]).
     pub enum Bin / BINS {
@@ -446,6 +442,7 @@ impl Block for Credit {
                 bw: 9,
                 rw: 4,
             },
+            // Four slices at a size the fuzz runs quickly.
             CreditParams {
                 e: 3,
                 i: 6,
@@ -456,6 +453,34 @@ impl Block for Credit {
                 rw: 8,
             },
         ]
+    }
+
+    /// The seed's slice: 18 x 400G egress ports, 32 ingress sources in
+    /// four slices, cells of 256 B and credits of up to 4 KiB, buffers of
+    /// one BDP (40 000 B) with room for the deficits. Its verilated model
+    /// runs at about 2.4 k cycles/s (the default's 190 k), too slow for the
+    /// fuzz's variant draw, so it is a scale size: synthesised by `make
+    /// synth-scale`, run by `--variant`, and by the closed-loop test.
+    fn scale() -> Vec<CreditParams> {
+        vec![CreditParams {
+            e: 18,
+            i: 32,
+            s: 4,
+            lw: 12,
+            cw: 18,
+            bw: 19,
+            rw: 8,
+        }]
+    }
+
+    /// Two RTL clocks per step (the seed's one credit every two clocks
+    /// per egress port), every output compared in the step's second clock
+    /// (`L = 1`): the registers change only at the end of a step, so
+    /// `bal_o` .. `dptr_o` still show the state at its start. The
+    /// environment reacts to a step's credits and dequeues in the next
+    /// step, after that clock, as the hardware's does.
+    fn alignment(_: &CreditParams) -> Alignment {
+        Alignment::slot(2)
     }
 
     fn default_config(p: &CreditParams) -> CreditConfig {
@@ -561,11 +586,17 @@ impl Block for Credit {
         }
     }
 
+    /// One step (two RTL clocks), in next-state form: every `*_d` is a
+    /// function of the registers at the start of the step (`self.s`, the
+    /// RTL's `*_q`) and the step's inputs; nothing of `self.s` changes
+    /// until the end. The names follow `rtl/credit.v`: phase A gives
+    /// `bal_a` (balances after the credits, the RTL's `bal_q` in phase B),
+    /// `occ1`, the arrival sum, `bl_d`, `acc_d` and `due`; phase B the
+    /// dequeues, `bal_d`, `occ_d`, `out_d`, the grants and the pointers.
     fn step_into(&mut self, inp: &CreditInputs, o: &mut CreditOutputs) {
         let p = self.p;
         let c = &self.c;
-        let cur = &self.s;
-        let mut nx = cur.clone();
+        let q = &self.s;
         let mut err = 0u8;
         let mut ev = Vec::new();
         let (ne, ni, ns) = (p.e, p.i, p.s);
@@ -576,23 +607,23 @@ impl Block for Credit {
         refill(&mut o.deq_valid_o, ni, false);
         refill(&mut o.deq_egr_o, ni, 0);
         refill(&mut o.deq_bytes_o, ni, 0);
-        o.bal_o.clone_from(&cur.bal_q);
-        o.occ_o.clone_from(&cur.occ_q);
-        o.out_o.clone_from(&cur.out_q);
-        o.acc_o.clone_from(&cur.acc_q);
-        o.bl_o.clone_from(&cur.bl_q);
-        o.pptr_o.clone_from(&cur.pptr_q);
-        o.sptr_o.clone_from(&cur.sptr_q);
-        o.mptr_o.clone_from(&cur.mptr_q);
-        o.dptr_o.clone_from(&cur.dptr_q);
+        o.bal_o.clone_from(&q.bal_q);
+        o.occ_o.clone_from(&q.occ_q);
+        o.out_o.clone_from(&q.out_q);
+        o.acc_o.clone_from(&q.acc_q);
+        o.bl_o.clone_from(&q.bl_q);
+        o.pptr_o.clone_from(&q.pptr_q);
+        o.sptr_o.clone_from(&q.sptr_q);
+        o.mptr_o.clone_from(&q.mptr_q);
+        o.dptr_o.clone_from(&q.dptr_q);
         o.err_o = u6::new(0);
         o.cfg_err_o = self.cfg_err;
 
         // ---------------------------------------------------------------
         // Ingress half
         // ---------------------------------------------------------------
-        // 1. Credit arrivals, saturating at BMAX.
-        let mut bal: Vec<i64> = cur.bal_q.iter().map(|&r| sx(r, p.bw)).collect();
+        // A1. Credit arrivals, saturating at BMAX.
+        let mut bal_a: Vec<i64> = q.bal_q.iter().map(|&r| sx(r, p.bw)).collect();
         let mut credited = vec![false; p.voqs()];
         for e in 0..ne {
             if !inp.cin_valid_i[e] {
@@ -605,43 +636,48 @@ impl Block for Credit {
             }
             let v = p.voq(i, e);
             credited[v] = true;
-            if bal[v] < 0 {
+            if bal_a[v] < 0 {
                 ev.push(Bin::DeficitRepaid);
             }
             if inp.hol_len_i[v] == 0 {
                 ev.push(Bin::CreditToEmptyVoq);
             }
-            let sum = bal[v] + inp.cin_bytes_i[e] as i64;
-            if sum > p.bmax() {
+            let isum = bal_a[v] + inp.cin_bytes_i[e] as i64;
+            if isum > p.bmax() {
                 err |= ERR_BAL_SAT;
-                bal[v] = p.bmax();
+                bal_a[v] = p.bmax();
             } else {
-                bal[v] = sum;
+                bal_a[v] = isum;
             }
         }
-        // 2. Dequeue: round robin over the eligible VOQs of each ingress port.
+        // B2. Dequeue: round robin (prim_rr_arb u_deq) over the eligible
+        // VOQs of each ingress port, on the balances after the credits.
+        let mut bal_d = bal_a.clone();
+        let mut dptr_d = q.dptr_q.clone();
         for i in 0..ni {
-            let eligible = |e: usize| inp.hol_len_i[p.voq(i, e)] > 0 && bal[p.voq(i, e)] > 0;
-            let n_elig = (0..ne).filter(|&e| eligible(e)).count();
-            if n_elig >= 2 {
+            let delig = (0..ne)
+                .filter(|&e| inp.hol_len_i[p.voq(i, e)] > 0 && bal_a[p.voq(i, e)] > 0)
+                .fold(0u64, |m, e| m | 1 << e);
+            if delig.count_ones() >= 2 {
                 ev.push(Bin::DequeueRrSkips);
             }
-            if (0..ne).any(|e| inp.hol_len_i[p.voq(i, e)] > 0 && bal[p.voq(i, e)] <= 0) {
+            if (0..ne).any(|e| inp.hol_len_i[p.voq(i, e)] > 0 && bal_a[p.voq(i, e)] <= 0) {
                 ev.push(Bin::DequeueBlockedByBalance);
             }
-            if let Some(e) = rr_pick(ne, cur.dptr_q[i] as usize, eligible) {
+            if let Some(e) = rr_pick(delig, ne as u32, q.dptr_q[i] as u32) {
+                let e = e as usize;
                 let v = p.voq(i, e);
                 let len = inp.hol_len_i[v];
-                bal[v] -= len as i64;
+                bal_d[v] = bal_a[v] - len as i64;
                 o.deq_valid_o[i] = true;
                 o.deq_egr_o[i] = e as u8;
                 o.deq_bytes_o[i] = len;
-                nx.dptr_q[i] = ((e + 1) % ne) as u8;
+                dptr_d[i] = ((e + 1) % ne) as u8;
                 ev.push(Bin::Dequeue);
-                if bal[v] < 0 {
+                if bal_d[v] < 0 {
                     ev.push(Bin::Overdraw);
                 }
-                if bal[v] == p.bmin() {
+                if bal_d[v] == p.bmin() {
                     ev.push(Bin::BalanceAtMin);
                 }
                 if credited[v] {
@@ -649,15 +685,13 @@ impl Block for Credit {
                 }
             }
         }
-        for (v, &b) in bal.iter().enumerate() {
-            nx.bal_q[v] = to_raw(b, p.bw);
-        }
 
         // ---------------------------------------------------------------
         // Egress half
         // ---------------------------------------------------------------
-        // Arrivals per egress port, from the fabric channels.
-        let mut arr = vec![0i64; ne];
+        // A2. Arrivals per egress port, from the fabric channels (the RTL's
+        // compressor tree).
+        let mut asum = vec![0i64; ne];
         let mut arr_n = vec![0usize; ne];
         for i in 0..ni {
             if !inp.earr_valid_i[i] {
@@ -668,37 +702,66 @@ impl Block for Credit {
                 err |= ERR_INDEX;
                 continue;
             }
-            arr[e] += inp.earr_bytes_i[i] as i64;
+            asum[e] += inp.earr_bytes_i[i] as i64;
             arr_n[e] += 1;
         }
-        // 3. Announcements (backlogged wins).
-        for v in 0..p.voqs() {
-            if inp.ann_bl_i[v] && inp.ann_mt_i[v] {
-                ev.push(Bin::AnnounceRace);
-            }
-            nx.bl_q[v] = (cur.bl_q[v] && !inp.ann_mt_i[v]) || inp.ann_bl_i[v];
-        }
+        // A3. Announcements (backlogged wins).
+        let bl_d: Vec<bool> = (0..p.voqs())
+            .map(|v| {
+                if inp.ann_bl_i[v] && inp.ann_mt_i[v] {
+                    ev.push(Bin::AnnounceRace);
+                }
+                (q.bl_q[v] && !inp.ann_mt_i[v]) || inp.ann_bl_i[v]
+            })
+            .collect();
+        let mut occ_d = q.occ_q.clone();
+        let mut out_d = q.out_q.clone();
+        let mut acc_d = q.acc_q.clone();
+        let mut pptr_d = q.pptr_q.clone();
+        let mut sptr_d = q.sptr_q.clone();
+        let mut mptr_d = q.mptr_q.clone();
         let mut grants = 0;
         for e in 0..ne {
             if arr_n[e] >= 2 {
                 ev.push(Bin::ArrivalsCollide);
             }
-            // 1. Departure (release), clamping at 0.
-            let occ0 = cur.occ_q[e] as i64;
-            let d = inp.edep_bytes_i[e] as i64;
-            let occ1 = if d > occ0 {
+            // A1. Departure (release), clamping at 0.
+            let occ0 = q.occ_q[e] as i64;
+            let dep = inp.edep_bytes_i[e] as i64;
+            let occ1 = if dep > occ0 {
                 err |= ERR_DEP_UNDERFLOW;
                 0
             } else {
-                occ0 - d
+                occ0 - dep
             };
-            // 2. Arrivals: from outstanding into the buffer.
-            let mut occ2 = occ1 + arr[e];
+            // A4. Accumulator.
+            let (num, den) = (c.cfg_rate_num_i[e] as u32, c.cfg_rate_den_i[e] as u32);
+            let due = if self.cfg_err {
+                acc_d[e] = 0;
+                false
+            } else {
+                let accs = q.acc_q[e] as u32 + num;
+                if accs >= den {
+                    acc_d[e] = (accs - den) as u16;
+                    if accs > den {
+                        ev.push(Bin::AccumulatorWrap);
+                    }
+                    if num == den {
+                        ev.push(Bin::AccumulatorEveryCycle);
+                    }
+                    true
+                } else {
+                    acc_d[e] = accs as u16;
+                    false
+                }
+            };
+            // B2. Arrivals: from outstanding into the buffer, saturating.
+            let mut occ2 = occ1 + asum[e];
             if occ2 > p.occ_max() {
                 err |= ERR_OCC_SAT;
                 occ2 = p.occ_max();
             }
-            let mut out2 = sx(cur.out_q[e], p.ow()) - arr[e];
+            let mut out2 = sx(q.out_q[e], p.ow()) - asum[e];
             if out2 < p.out_min() {
                 err |= ERR_OUT_SAT;
                 out2 = p.out_min();
@@ -707,64 +770,53 @@ impl Block for Credit {
             if occ2 > buf {
                 err |= ERR_OVERFLOW;
             }
-            // 4. Accumulator.
-            let (num, den) = (c.cfg_rate_num_i[e] as u32, c.cfg_rate_den_i[e] as u32);
-            let due = if self.cfg_err {
-                nx.acc_q[e] = 0;
-                false
-            } else {
-                let sum = cur.acc_q[e] as u32 + num;
-                if sum >= den {
-                    nx.acc_q[e] = (sum - den) as u16;
-                    if sum > den {
-                        ev.push(Bin::AccumulatorWrap);
-                    }
-                    if num == den {
-                        ev.push(Bin::AccumulatorEveryCycle);
-                    }
-                    true
-                } else {
-                    nx.acc_q[e] = sum as u16;
-                    false
-                }
-            };
-            // 5. Grant.
-            let q = c.cfg_quantum_i[e] as i64;
-            let need = out2 + occ2 + q;
+            // B5. Grant.
+            let qb = c.cfg_quantum_i[e] as i64;
+            let need = out2 + occ2 + qb;
             let room = need <= buf;
-            let blv: Vec<bool> = (0..ni).map(|i| nx.bl_q[p.voq(i, e)]).collect();
-            let bl = |i: usize| blv[i];
-            let any = blv.iter().any(|&b| b);
-            let ptr_i = cur.pptr_q[e] as usize;
-            if due && any && !room {
+            let blcol = (0..ni)
+                .filter(|&i| bl_d[p.voq(i, e)])
+                .fold(0u64, |m, i| m | 1 << i);
+            let ptr_i = q.pptr_q[e] as usize;
+            if due && blcol != 0 && !room {
                 ev.push(Bin::CreditDueBufferFull);
                 if need == buf + 1 {
                     ev.push(Bin::CreditOneByteShort);
                 }
             }
-            if due && !any {
+            if due && blcol == 0 {
                 ev.push(Bin::CreditDueIdle);
             }
-            if cur.bl_q[p.voq(ptr_i, e)]
+            if q.bl_q[p.voq(ptr_i, e)]
                 && inp.ann_mt_i[p.voq(ptr_i, e)]
                 && !inp.ann_bl_i[p.voq(ptr_i, e)]
             {
                 ev.push(Bin::EmptyAnnounceSkipsPointer);
             }
-            if due && any && room {
-                let slice_of = |i: usize| c.cfg_slice_i[i] as usize;
+            if due && blcol != 0 && room {
                 let i = if c.cfg_slice_mode_i[e] {
-                    let sl = rr_pick(ns, cur.sptr_q[e] as usize, |sl| {
-                        (0..ni).any(|i| slice_of(i) == sl && bl(i))
-                    })
-                    .expect("a backlogged VOQ belongs to an eligible slice");
+                    // Slice pick (u_slice), then the slice's member pick
+                    // (u_member, one per slice, all computed in parallel).
+                    let memb = |sl: usize| {
+                        (0..ni)
+                            .filter(|&i| c.cfg_slice_i[i] as usize == sl)
+                            .fold(0u64, |m, i| m | 1 << i)
+                    };
+                    let selig = (0..ns)
+                        .filter(|&sl| blcol & memb(sl) != 0)
+                        .fold(0u64, |m, sl| m | 1 << sl);
+                    let sl = rr_pick(selig, ns as u32, q.sptr_q[e] as u32)
+                        .expect("a backlogged VOQ belongs to an eligible slice")
+                        as usize;
                     let mp = e * ns + sl;
-                    let i = rr_pick(ni, cur.mptr_q[mp] as usize, |i| slice_of(i) == sl && bl(i))
-                        .expect("the eligible slice has a backlogged member");
-                    nx.sptr_q[e] = ((sl + 1) % ns) as u8;
-                    nx.mptr_q[mp] = ((i + 1) % ni) as u8;
+                    let melig = blcol & memb(sl);
+                    let i = rr_pick(melig, ni as u32, q.mptr_q[mp] as u32)
+                        .expect("the eligible slice has a backlogged member")
+                        as usize;
+                    sptr_d[e] = ((sl + 1) % ns) as u8;
+                    mptr_d[mp] = ((i + 1) % ni) as u8;
                     ev.push(Bin::CreditSliceLevel);
-                    if (0..ni).filter(|&k| slice_of(k) == sl && bl(k)).count() >= 2 {
+                    if melig.count_ones() >= 2 {
                         ev.push(Bin::SliceGrantAmongSeveral);
                     }
                     if sl == ns - 1 {
@@ -772,8 +824,9 @@ impl Block for Credit {
                     }
                     i
                 } else {
-                    let i = rr_pick(ni, ptr_i, bl).expect("some VOQ is backlogged");
-                    nx.pptr_q[e] = ((i + 1) % ni) as u8;
+                    let i = rr_pick(blcol, ni as u32, ptr_i as u32).expect("some VOQ is backlogged")
+                        as usize;
+                    pptr_d[e] = ((i + 1) % ni) as u8;
                     ev.push(Bin::CreditPortLevel);
                     if i == ni - 1 {
                         ev.push(Bin::RrPortPointerWraps);
@@ -783,21 +836,32 @@ impl Block for Credit {
                 if need == buf {
                     ev.push(Bin::CreditExactFit);
                 }
-                out2 += q;
+                // B6. Issue.
+                out2 += qb;
                 o.crd_valid_o[e] = true;
                 o.crd_ing_o[e] = i as u8;
-                o.crd_bytes_o[e] = q as u16;
+                o.crd_bytes_o[e] = qb as u16;
                 grants += 1;
             }
-            nx.occ_q[e] = occ2 as u32;
-            nx.out_q[e] = to_raw(out2, p.ow());
+            occ_d[e] = occ2 as u32;
+            out_d[e] = to_raw(out2, p.ow());
         }
         if grants == ne {
             ev.push(Bin::AllEgressGrant);
         }
 
         o.err_o = u6::new(err);
-        self.s = nx;
+        self.s = CreditState {
+            bal_q: bal_d.iter().map(|&b| to_raw(b, p.bw)).collect(),
+            occ_q: occ_d,
+            out_q: out_d,
+            acc_q: acc_d,
+            bl_q: bl_d,
+            pptr_q: pptr_d,
+            sptr_q: sptr_d,
+            mptr_q: mptr_d,
+            dptr_q: dptr_d,
+        };
         self.ev = Events { hits: ev };
     }
 }

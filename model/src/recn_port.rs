@@ -28,6 +28,23 @@ pub const PLW: u32 = 5;
 /// Drop counter width.
 pub const DCW: u32 = 8;
 
+/// The descriptor memory's word for a packet behind a descriptor: `{nxt,
+/// id, sl, len}` (`len` in bits 4:0, `sl` 7:5, `id` 15:8, `nxt` from bit
+/// 16).
+pub const fn dword(nxt: u16, id: u8, sl: u8, len: u8) -> u64 {
+    (nxt as u64) << 16 | (id as u64) << 8 | (sl as u64) << 5 | len as u64
+}
+
+/// The fields of a descriptor memory word: (nxt, id, sl, len).
+pub const fn dfields(w: u64) -> (u16, u8, u8, u8) {
+    (
+        (w >> 16) as u16,
+        (w >> 8) as u8,
+        (w >> 5) as u8 & 7,
+        w as u8 & 31,
+    )
+}
+
 /// `ceil(log2(n))` for `n >= 1`.
 pub const fn clog2(n: usize) -> u32 {
     usize::BITS - (n - 1).leading_zeros()
@@ -296,14 +313,22 @@ crate::port_group! {
         fl_hd_q: u16 = p.aw(),
         /// Free list FIFO: the head is the RAM's read register.
         fl_hsel_q: bool = 1,
-        /// Descriptor: next in its queue.
-        nxt_q: Vec<u16> = (p.aw(), p.c),
-        /// Descriptor: packet id.
-        id_q: Vec<u8> = (IDW, p.c),
-        /// Descriptor: service level.
-        dsl_q: Vec<u8> = (3, p.c),
-        /// Descriptor: length in cells minus one.
-        len_q: Vec<u8> = (PLW, p.c),
+        /// Head cache per queue: the head packet's id.
+        hid_q: Vec<u8> = (IDW, p.nq()),
+        /// Head cache per queue: the head packet's service level.
+        hsl_q: Vec<u8> = (3, p.nq()),
+        /// Head cache per queue: the head packet's length in cells minus
+        /// one.
+        hlen_q: Vec<u8> = (PLW, p.nq()),
+        /// Next cache per queue: the word of the head descriptor (`{nxt,
+        /// id, sl, len}` of the packet behind it), while the queue holds
+        /// two packets or more.
+        nx_q: Vec<u64> = (p.aw() + 16, p.nq()),
+        /// The descriptor memory's read register holds the next word of
+        /// queue `nx_qn_q` (read by its dequeue in the cycle before).
+        nx_sel_q: bool = 1,
+        /// The queue whose next word the read register holds.
+        nx_qn_q: u8 = p.qw(),
         /// CAM: valid.
         valid_q: Vec<bool> = (1, p.l()),
         /// CAM: route prefix (masked).
@@ -405,6 +430,8 @@ crate::coverage_bins! {
         FreshExhausted = "fresh_exhausted",
         FreeListPushPop = "free_list_push_pop",
         FreeListForward = "free_list_forward",
+        NextForward = "next_forward",
+        NextFromRead = "next_from_read",
         ConfigError = "config_error",
         DetectSecondSender = "detect_second_sender",
         ReleaseMsgCleared = "release_msg_cleared",
@@ -464,6 +491,12 @@ pub struct Events {
     pub fl_push_pop: bool,
     /// ... with one descriptor in it: the next head forwarded.
     pub fl_forward: bool,
+    /// An arrival linked behind a queue's only packet: its word went to
+    /// the next cache at once.
+    pub next_forward: bool,
+    /// A dequeue took the next head from the descriptor memory's read
+    /// register (the queue's dequeue in the cycle before read it).
+    pub next_from_read: bool,
     /// A queue notified a sender while another sender's bit was set.
     pub second_sender: bool,
     /// A release message cleared a bit.
@@ -497,6 +530,10 @@ pub struct RecnPort {
     s: RecnPortState,
     /// The free list's words (`u_fl`, `prim_ram_1r1w`, C words of AW bits).
     fl: Ram1r1w,
+    /// The descriptor memory (`u_dm`, `prim_ram_1r1w`, C words of AW + 16
+    /// bits): the word of descriptor `x` is [`dword`] of the packet behind
+    /// `x` in its queue.
+    dm: Ram1r1w,
     ev: Events,
 }
 
@@ -568,29 +605,51 @@ impl RecnPort {
         if s.occ_q[q] == 0 {
             return None;
         }
-        let h = s.head_q[q] as usize;
-        Some((s.id_q[h], s.dsl_q[h], s.len_q[h]))
+        Some((s.hid_q[q], s.hsl_q[q], s.hlen_q[q]))
+    }
+
+    /// The next word of queue `q` as the registers hold it (`nx_sel_q &&
+    /// nx_qn_q == q ? rdata(u_dm) : nx_q[q]`): the head descriptor's word,
+    /// meaningful while the queue holds two packets or more.
+    fn next_word(&self, q: usize) -> u64 {
+        let s = &self.s;
+        if s.nx_sel_q && s.nx_qn_q as usize == q {
+            self.dm.rdata()
+        } else {
+            s.nx_q[q]
+        }
     }
 
     /// The packets of queue `q`, head first: (id, sl, len - 1).
     pub fn packets(&self, q: usize) -> Vec<(u8, u8, u8)> {
-        let s = &self.s;
-        self.descriptors(q)
-            .into_iter()
-            .map(|h| (s.id_q[h], s.dsl_q[h], s.len_q[h]))
-            .collect()
+        self.walk(q).into_iter().map(|x| x.1).collect()
     }
 
     /// The descriptors of queue `q`, head first.
     pub fn descriptors(&self, q: usize) -> Vec<usize> {
+        self.walk(q).into_iter().map(|x| x.0).collect()
+    }
+
+    /// Queue `q` head first: (descriptor, (id, sl, len - 1)); the head from
+    /// the head cache, the others from the words of the descriptors ahead.
+    fn walk(&self, q: usize) -> Vec<(usize, (u8, u8, u8))> {
         let s = &self.s;
         let mut v = Vec::new();
+        if s.occ_q[q] == 0 {
+            return v;
+        }
+        let mut x = s.head_q[q] as usize;
+        let mut f = (s.hid_q[q], s.hsl_q[q], s.hlen_q[q]);
         let mut cells = 0u32;
-        let mut h = s.head_q[q] as usize;
-        while cells < s.occ_q[q] as u32 {
-            v.push(h);
-            cells += s.len_q[h] as u32 + 1;
-            h = s.nxt_q[h] as usize;
+        loop {
+            v.push((x, f));
+            cells += f.2 as u32 + 1;
+            if cells >= s.occ_q[q] as u32 {
+                break;
+            }
+            let (n, id, sl, len) = dfields(self.dm.mem[x]);
+            x = n as usize;
+            f = (id, sl, len);
         }
         v
     }
@@ -656,6 +715,17 @@ impl RecnPort {
         if let Some(&h) = fifo.first() {
             assert_eq!(self.fl_head() as usize, h, "free list head register");
         }
+        // The next cache holds the head's word wherever it is read.
+        for q in 0..p.nq() {
+            if s.occ_q[q] != 0 && s.head_q[q] != s.tail_q[q] {
+                let h = s.head_q[q] as usize;
+                assert_eq!(
+                    self.next_word(q),
+                    self.dm.mem[h],
+                    "queue {q}: next cache vs the head's word"
+                );
+            }
+        }
         for j in 0..p.l() {
             if s.mk_q[j] {
                 let mq = s.mkq_q[j] as usize;
@@ -717,6 +787,16 @@ impl Block for RecnPort {
         ]
     }
 
+    /// The paper's port: 8 destinations, 8 SAQs, 512 descriptors.
+    fn scale() -> Vec<RecnPortParams> {
+        vec![RecnPortParams {
+            d: 8,
+            s: 8,
+            c: 512,
+            rw: 31,
+        }]
+    }
+
     fn default_config(p: &RecnPortParams) -> RecnPortConfig {
         // The paper's SL mapping; detection at 1/8 of the memory, vanish
         // below 1/32, Xoff at 1/4, Xon at 1/16.
@@ -762,6 +842,7 @@ impl Block for RecnPort {
             cfg_err: cfg_bad(p, c),
             s: RecnPortState::zero(p),
             fl: Ram1r1w::new(p.aw(), p.c as u32),
+            dm: Ram1r1w::new(p.aw() + 16, p.c as u32),
             ev: Events::default(),
         }
     }
@@ -805,6 +886,8 @@ impl Block for RecnPort {
         hit(Bin::FreshExhausted, e.fresh_exhausted);
         hit(Bin::FreeListPushPop, e.fl_push_pop);
         hit(Bin::FreeListForward, e.fl_forward);
+        hit(Bin::NextForward, e.next_forward);
+        hit(Bin::NextFromRead, e.next_from_read);
         hit(Bin::ConfigError, self.cfg_err);
         hit(Bin::DetectSecondSender, e.second_sender);
         hit(Bin::ReleaseMsgCleared, e.rls_cleared);
@@ -887,12 +970,13 @@ impl Block for RecnPort {
         let mut h = 0usize;
         let mut rel_cells = 0u16;
         if let Some(r) = deq {
+            // From the head cache: nothing is read from memory.
             h = self.s.head_q[r] as usize;
             o.out_queue_o = r as u8;
-            o.out_id_o = self.s.id_q[h];
-            o.out_sl_o = u3::new(self.s.dsl_q[h]);
-            o.out_len_o = u5::new(self.s.len_q[h]);
-            rel_cells = self.s.len_q[h] as u16 + 1;
+            o.out_id_o = self.s.hid_q[r];
+            o.out_sl_o = u3::new(self.s.hsl_q[r]);
+            o.out_len_o = u5::new(self.s.hlen_q[r]);
+            rel_cells = self.s.hlen_q[r] as u16 + 1;
             // The markers in that queue move up by the packet's cells.
             let s = &mut self.s;
             for j in 0..l {
@@ -1003,29 +1087,91 @@ impl Block for RecnPort {
             e as usize
         };
 
-        // The list updates.
+        // The list updates, the head and next caches and the descriptor
+        // memory: next = f(current, inputs).
         {
-            let s = &mut self.s;
-            if let Some(r) = deq {
-                s.occ_q[r] -= rel_cells;
-                s.head_q[r] = s.nxt_q[h];
-            }
+            let s = &self.s;
+            let nw_r = deq.map_or(0, |r| self.next_word(r));
+            let (nw_nxt, nw_id, nw_sl, nw_len) = dfields(nw_r);
+            // Occupancy and head of a queue after step 1 (the dequeue).
+            let occ1 = |q: usize| {
+                if deq == Some(q) {
+                    s.occ_q[q] - rel_cells
+                } else {
+                    s.occ_q[q]
+                }
+            };
+            let head1 = |q: usize| {
+                if deq == Some(q) {
+                    nw_nxt
+                } else {
+                    s.head_q[q]
+                }
+            };
+            // Step 1: read the new head's word when the queue keeps two
+            // packets or more (`h` and the new head are not the tail): it
+            // was written when the packet behind the new head arrived, in
+            // an earlier cycle. With one packet the next word is none of
+            // the queue's (unknown in the RTL's simulation after a reset)
+            // and nothing depends on it.
+            let dm_re = deq.is_some_and(|r| h as u16 != s.tail_q[r] && nw_nxt != s.tail_q[r]);
+            let nx_sel_d = dm_re;
+            let nx_qn_d = match deq {
+                Some(r) if dm_re => r as u8,
+                _ => s.nx_qn_q,
+            };
+            // Step 2: link behind the tail (one word written), or become
+            // the head of an empty queue; the word goes to the next cache
+            // when the tail is the head.
+            let aocc = occ1(aq);
+            let dm_we = enq && aocc != 0;
+            let dm_waddr = s.tail_q[aq];
+            let dm_wdata = dword(e as u16, i.in_id_i, sl, i.in_len_i.value());
+            let nx_fwd = dm_we && s.tail_q[aq] == head1(aq);
+            let used_d = s.used_q - rel_cells + if enq { len } else { 0 };
+            let fill = s.nx_sel_q.then(|| (s.nx_qn_q as usize, self.dm.rdata()));
             if enq {
                 o.in_desc_o = e as u16;
                 ev.same_queue = deq == Some(aq);
-                if s.occ_q[aq] == 0 {
+            }
+            ev.next_forward = nx_fwd;
+            ev.next_from_read =
+                deq.is_some_and(|r| s.nx_sel_q && s.nx_qn_q as usize == r && occ1(r) != 0);
+            // The edge.
+            self.dm.step(
+                dm_we,
+                dm_waddr as u32,
+                dm_wdata,
+                dm_re,
+                head1(deq.unwrap_or(0)) as u32,
+            );
+            let s = &mut self.s;
+            if let Some((q, w)) = fill {
+                s.nx_q[q] = w;
+            }
+            if let Some(r) = deq {
+                s.occ_q[r] -= rel_cells;
+                s.head_q[r] = nw_nxt;
+                s.hid_q[r] = nw_id;
+                s.hsl_q[r] = nw_sl;
+                s.hlen_q[r] = nw_len;
+            }
+            if enq {
+                if aocc == 0 {
                     s.head_q[aq] = e as u16;
-                } else {
-                    let t = s.tail_q[aq] as usize;
-                    s.nxt_q[t] = e as u16;
+                    s.hid_q[aq] = i.in_id_i;
+                    s.hsl_q[aq] = sl;
+                    s.hlen_q[aq] = i.in_len_i.value();
+                }
+                if nx_fwd {
+                    s.nx_q[aq] = dm_wdata;
                 }
                 s.tail_q[aq] = e as u16;
-                s.id_q[e] = i.in_id_i;
-                s.dsl_q[e] = sl;
-                s.len_q[e] = i.in_len_i.value();
-                s.occ_q[aq] += len;
+                s.occ_q[aq] = aocc + len;
             }
-            s.used_q = s.used_q - rel_cells + if enq { len } else { 0 };
+            s.nx_sel_q = nx_sel_d;
+            s.nx_qn_q = nx_qn_d;
+            s.used_q = used_d;
             ev.exactly_full = s.used_q as usize == p.c;
         }
 
@@ -1311,6 +1457,19 @@ impl Block for RecnPort {
 mod tests {
     use super::*;
 
+    /// `i` with the output side ready (a dequeue when a packet waits).
+    fn deq(mut i: RecnPortInputs) -> RecnPortInputs {
+        i.out_ready_i = true;
+        i
+    }
+
+    /// One step, the invariants checked after it; its outputs and events.
+    fn step(m: &mut RecnPort, i: &RecnPortInputs) -> (RecnPortOutputs, Events) {
+        let o = m.step(i);
+        m.assert_invariants();
+        (o, m.ev)
+    }
+
     fn p() -> RecnPortParams {
         RecnPortParams::default()
     }
@@ -1412,15 +1571,6 @@ mod tests {
             assert!(o.in_ready_o && o.in_desc_o == k);
         }
         assert_eq!(m.state().fresh_q, 64);
-        let deq = |mut i: RecnPortInputs| {
-            i.out_ready_i = true;
-            i
-        };
-        let step = |m: &mut RecnPort, i: &RecnPortInputs| {
-            let o = m.step(i);
-            m.assert_invariants();
-            (o, m.ev)
-        };
         // Nothing fresh, the FIFO empty: the arrival takes the descriptor
         // the dequeue releases (0).
         let (o, ev) = step(&mut m, &deq(pkt(100, 1, 0, 1)));
@@ -1446,6 +1596,52 @@ mod tests {
         assert_eq!(m.s.fl_cnt_q, 0);
         // Empty again: the read pointer has caught up with the write one.
         assert_eq!((m.s.fl_rd_q, m.s.fl_wr_q), (5, 5));
+    }
+
+    #[test]
+    fn head_and_next_caches() {
+        let p = p();
+        let c = RecnPort::default_config(&p);
+        let mut m = RecnPort::new(&p, &c);
+        // A packet into an empty queue goes to the head cache only; the
+        // second is linked behind it: the head's word goes to the next
+        // cache at once.
+        let (_, ev) = step(&mut m, &pkt(10, 1, 0, 2));
+        assert!(!ev.next_forward && m.s.hid_q[1] == 10 && m.s.hlen_q[1] == 1);
+        let (_, ev) = step(&mut m, &pkt(11, 1, 0, 3));
+        assert!(ev.next_forward && m.s.nx_q[1] == dword(1, 11, 0, 2));
+        assert_eq!(m.dm.mem[0], dword(1, 11, 0, 2), "the word of descriptor 0");
+        let (_, ev) = step(&mut m, &pkt(12, 1, 0, 1));
+        assert!(!ev.next_forward, "behind a tail that is not the head");
+        step(&mut m, &pkt(13, 1, 0, 1));
+        // Back-to-back departures of one queue: 10 from the head cache, the
+        // read of 11's word issued; 11 leaves with 12 from the read
+        // register; 12 leaves (13 is the tail: nothing read), then 13.
+        let (o, ev) = step(&mut m, &deq(RecnPortInputs::zero(&p)));
+        assert!(o.out_id_o == 10 && o.out_len_o.value() == 1 && !ev.next_from_read);
+        assert!(m.s.nx_sel_q && m.s.nx_qn_q == 1);
+        let (o, ev) = step(&mut m, &deq(RecnPortInputs::zero(&p)));
+        assert!(o.out_id_o == 11 && o.out_len_o.value() == 2 && ev.next_from_read);
+        assert!(
+            m.s.nx_sel_q,
+            "the new head (12) is not the tail: 12's word read"
+        );
+        let (o, ev) = step(&mut m, &deq(RecnPortInputs::zero(&p)));
+        assert!(o.out_id_o == 12 && ev.next_from_read);
+        assert!(!m.s.nx_sel_q, "the new head (13) is the tail: nothing read");
+        // 13 alone; an arrival and its departure in one cycle: the arrival
+        // becomes the head of the emptied queue.
+        let (o, ev) = step(&mut m, &deq(pkt(14, 1, 0, 1)));
+        assert!(o.out_id_o == 13 && o.in_ready_o && !ev.next_forward);
+        assert_eq!(m.head(1), Some((14, 0, 0)));
+        // Two packets, a departure and an arrival in one cycle: the new
+        // head is the tail the arrival links behind (forwarded).
+        step(&mut m, &pkt(15, 1, 0, 1));
+        let (o, ev) = step(&mut m, &deq(pkt(16, 1, 0, 1)));
+        assert!(o.out_id_o == 14 && ev.next_forward);
+        assert_eq!(m.packets(1), vec![(15, 0, 0), (16, 0, 0)]);
+        assert_eq!(step(&mut m, &deq(RecnPortInputs::zero(&p))).0.out_id_o, 15);
+        assert_eq!(step(&mut m, &deq(RecnPortInputs::zero(&p))).0.out_id_o, 16);
     }
 
     #[test]

@@ -1128,6 +1128,17 @@ fn synth_counts_memory_primitives_apart() {
     assert!(err.contains("does not set both W and D"), "{out}{err}");
 }
 
+/// `synth --scale` on a block without a size of the seeds says so in one
+/// line and fails, instead of writing an empty table.
+#[test]
+fn synth_scale_needs_a_block_with_a_scale() {
+    let o = switchsim(&["synth", "--scale", "prim_lfsr"]);
+    let (out, err) = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{out}{err}");
+    assert!(err.contains("Block::scale"), "{out}{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
 /// `recn-net` on the small network writes its CSV and the five charts, and
 /// refuses a load outside (0, 1] (exit 2).
 #[test]

@@ -24,7 +24,8 @@ use crate::rng::Rng;
 use crate::Bench;
 use arbitrary_int::{u11, u13, u14, u3, u5};
 use model::bcn_cp::{
-    BcnCp, BcnCpConfig, BcnCpInputs, BcnCpOutputs, BcnCpParams, BCN_ETHERTYPE, PM_ALWAYS,
+    BcnCp, BcnCpConfig, BcnCpInputs, BcnCpOutputs, BcnCpParams, BCN_ETHERTYPE, FB_LATENCY,
+    PM_ALWAYS,
 };
 use model::port::mask;
 use model::stim::{Cycle, Generator, Step, Stimulus};
@@ -739,7 +740,9 @@ pub mod scenario {
         for &sa in &STATIONS[..3] {
             v.push(arrival(0, 1000, sa, STATIONS[3], false));
         }
-        // Cycle 3..7: beats 1..5 of the first frame; 8 its last beat.
+        // Their messages come in cycles 3..5 (the feedback pipeline); the
+        // first frame's beats are in cycles 4..11: the arrival of cycle 8
+        // has its message on the last beat.
         for _ in 3..8 {
             v.push(idle());
         }
@@ -808,6 +811,13 @@ pub mod scenario {
             .collect()
     }
 
+    /// The outputs that show the sample of cycle `t`'s arrival (the feedback
+    /// pipeline's latency later; the scenarios end idle for longer).
+    fn sampled(outs: &[BcnCpOutputs], t: usize) -> Result<&BcnCpOutputs, String> {
+        outs.get(t + FB_LATENCY as usize)
+            .ok_or_else(|| format!("the sample of cycle {t} is past the end"))
+    }
+
     /// The inputs of cycle `t` (the scenarios have no reset).
     fn inputs(s: &Stimulus<BcnCp>, t: usize) -> Result<&BcnCpInputs, String> {
         match &s.cycles[t] {
@@ -817,8 +827,9 @@ pub mod scenario {
     }
 
     /// Scenario check of [`congestion_builds`]: every arrival sampled;
-    /// no message while the queue is below Qeq = 26,000 B; the first in
-    /// cycles 20..=40 (the queue grows 750 B a cycle), then every message
+    /// no message while the queue is below Qeq = 26,000 B; the first for an
+    /// arrival in cycles 20..=40 (the queue grows 750 B a cycle; the message
+    /// is on the ports three cycles later), then every message
     /// a negative feedback (no tag), to each of the four sources; more than
     /// 10 frames, each a BCN frame (PCP 7, the BCN EtherType, Fb < 0) to
     /// one of the stations.
@@ -826,11 +837,12 @@ pub mod scenario {
         let mut first = None;
         let mut sources = std::collections::BTreeSet::new();
         for (t, o) in outs.iter().enumerate() {
-            crate::ensure_eq!(
-                o.sample_o,
-                inputs(s, t)?.arr_valid_i,
-                "sampled in cycle {t}"
-            );
+            let arrived = t
+                .checked_sub(FB_LATENCY as usize)
+                .map(|a| inputs(s, a).map(|i| i.arr_valid_i))
+                .transpose()?
+                .unwrap_or(false);
+            crate::ensure_eq!(o.sample_o, arrived, "sampled in cycle {t}");
             if o.msg_valid_o {
                 first.get_or_insert(t);
                 crate::ensure!(
@@ -841,14 +853,18 @@ pub mod scenario {
                 );
                 sources.insert(o.msg_sa_o);
             }
+            // The depth at the start of the sampled arrival's cycle.
+            let q = outs[t.saturating_sub(FB_LATENCY as usize)].q_o[2];
             crate::ensure!(
-                first.is_some() || !o.sample_o || o.q_o[2] < 26_000,
-                "cycle {t}: queue at {} B, above Qeq, without a message",
-                o.q_o[2]
+                first.is_some() || !o.sample_o || q < 26_000,
+                "cycle {t}: queue at {q} B, above Qeq, without a message"
             );
         }
-        let first = first.ok_or("no message")?;
-        crate::ensure!((20..=40).contains(&first), "first message in cycle {first}");
+        let first = first.ok_or("no message")? - FB_LATENCY as usize;
+        crate::ensure!(
+            (20..=40).contains(&first),
+            "first message for the arrival of cycle {first}"
+        );
         crate::ensure_eq!(sources.len(), 4, "sources told");
         let frames = frames_on(outs);
         crate::ensure!(frames.len() > 10, "{} frames", frames.len());
@@ -877,12 +893,13 @@ pub mod scenario {
         for (t, o) in outs.iter().enumerate() {
             let i = inputs(s, t)?;
             if i.arr_valid_i {
+                let f = sampled(outs, t)?;
                 crate::ensure!(
-                    o.sample_o && o.msg_fb_o.value() >= 0 && o.msg_valid_o == i.arr_rlt_i,
-                    "cycle {t}: sampled {}, Fb {}, message {} for a frame tagged {}",
-                    o.sample_o,
-                    o.msg_fb_o.value(),
-                    o.msg_valid_o,
+                    f.sample_o && f.msg_fb_o.value() >= 0 && f.msg_valid_o == i.arr_rlt_i,
+                    "arrival in cycle {t}: sampled {}, Fb {}, message {} for a frame tagged {}",
+                    f.sample_o,
+                    f.msg_fb_o.value(),
+                    f.msg_valid_o,
                     i.arr_rlt_i
                 );
                 tagged += i.arr_rlt_i as u32;
@@ -943,8 +960,11 @@ pub mod scenario {
         let (mut own, mut other_silent, mut other_neg, mut bcn, mut kept) = (0, 0, 0, 0, 0);
         for (t, o) in outs.iter().enumerate() {
             let i = inputs(s, t)?;
-            let fb = o.msg_fb_o.value();
+            // The sample of this cycle's arrival, on the ports later.
+            let f = if i.arr_valid_i { sampled(outs, t)? } else { o };
+            let fb = f.msg_fb_o.value();
             if i.arr_valid_i && t < 20 {
+                let o = f;
                 crate::ensure!(
                     o.sample_o && !o.msg_valid_o,
                     "cycle {t} (fill): sampled {}, message {}",
@@ -952,6 +972,7 @@ pub mod scenario {
                     o.msg_valid_o
                 );
             } else if i.arr_valid_i {
+                let o = f;
                 let below = t < 220;
                 let ok = match several_points_kind(t) {
                     0 => {
@@ -1009,22 +1030,30 @@ pub mod scenario {
         Ok(())
     }
 
-    /// Scenario check of [`pending_and_drop`]: messages in cycles 0, 1 and
-    /// 2; the first frame starts in cycle 1; the third message is dropped
-    /// (counted in cycle 3); a message on the first frame's last beat
-    /// (cycle 8); the frames go to the stations of messages 0, 1 (back to
-    /// back) and 3, at cycles 1, 9 and 17, the last naming queue 1.
+    /// Scenario check of [`pending_and_drop`]: messages (three cycles after
+    /// their arrivals) in cycles 3, 4 and 5, none before; the first frame
+    /// starts in cycle 4; the third message is dropped (counted in cycle
+    /// 6); a message on the first frame's last beat (cycle 11); the frames
+    /// go to the stations of messages 0, 1 (back to back) and 3, at cycles
+    /// 4, 12 and 20, the last naming queue 1.
     pub fn pending_then_drop(_: &Stimulus<BcnCp>, outs: &[BcnCpOutputs]) -> Result<(), String> {
         let o = |t: usize| &outs[t];
         crate::ensure!(
-            o(0).msg_valid_o && o(1).msg_valid_o && o(2).msg_valid_o,
-            "no message in each of cycles 0..3"
+            !(0..3).any(|t| o(t).msg_valid_o || o(t).sample_o),
+            "a message before the feedback pipeline's latency"
         );
-        crate::ensure!(o(1).tx_valid_o, "the first frame does not start in cycle 1");
-        crate::ensure_eq!(o(3).msg_drops_o, 1, "messages dropped at cycle 3");
         crate::ensure!(
-            o(8).tx_last_o && o(8).msg_valid_o,
-            "no message on the last beat (cycle 8)"
+            o(3).msg_valid_o && o(4).msg_valid_o && o(5).msg_valid_o,
+            "no message in each of cycles 3..6"
+        );
+        crate::ensure!(
+            !o(3).tx_valid_o && o(4).tx_valid_o,
+            "the first frame does not start in cycle 4"
+        );
+        crate::ensure_eq!(o(6).msg_drops_o, 1, "messages dropped at cycle 6");
+        crate::ensure!(
+            o(11).tx_last_o && o(11).msg_valid_o,
+            "no message on the last beat (cycle 11)"
         );
         let frames = frames_on(outs);
         let got: Vec<(u64, u64)> = frames
@@ -1033,7 +1062,7 @@ pub mod scenario {
             .collect();
         crate::ensure_eq!(
             got,
-            vec![(1, STATIONS[0]), (9, STATIONS[1]), (17, STATIONS[1])],
+            vec![(4, STATIONS[0]), (12, STATIONS[1]), (20, STATIONS[1])],
             "frames (cycle, DA)"
         );
         crate::ensure_eq!(

@@ -201,17 +201,27 @@ pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
 
 pub fn variant_of<B: Block>(label: Option<&str>) -> Result<B::Params> {
     let vs = B::variants();
-    match label {
-        None => Ok(vs[0].clone()),
-        Some(l) => vs.iter().find(|v| v.label() == l).cloned().ok_or_else(|| {
-            let known: Vec<String> = vs.iter().map(|v| v.label()).collect();
+    let Some(l) = label else {
+        return Ok(vs[0].clone());
+    };
+    let scale = B::scale();
+    vs.iter()
+        .chain(&scale)
+        .find(|v| v.label() == l)
+        .cloned()
+        .ok_or_else(|| {
+            let mut known: Vec<String> = Vec::new();
+            for l in vs.iter().chain(&scale).map(|v| v.label()) {
+                if !known.contains(&l) {
+                    known.push(l);
+                }
+            }
             anyhow!(
                 "unknown variant `{l}` of {} (known: {})",
                 B::NAME,
                 known.join(", ")
             )
-        }),
-    }
+        })
 }
 
 /// How to invoke this binary again: the path it was started with, and the

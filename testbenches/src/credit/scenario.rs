@@ -435,3 +435,84 @@ pub fn limits_outcome(s: &Stimulus<Credit>, outs: &[CreditOutputs]) -> Result<()
     );
     Ok(())
 }
+
+/// The seed's slice (`Credit::scale()[0]`: 18 x 400G egress ports, 32
+/// ingress sources in four slices of eight) at 1 GHz with a step of two
+/// clocks: every egress port issues cells of 256 B at one credit per step
+/// (the seed's one credit every two clocks) and its link drains 100 B per
+/// step (400 Gb/s); the credit loop is the seed's 0.8 us, 400 steps
+/// (`dc = 200`, `dd = 199`); the buffer is `cells` cells. Every VOQ
+/// saturated, odd egress ports allocating by slice. Returns the stimulus,
+/// the measured window's statistics and the BDP.
+pub fn seed_slice(cells_: u32, steps: usize, warm: usize) -> (Stimulus<Credit>, Stats, u32) {
+    let p = Credit::scale()[0];
+    assert_eq!((p.e, p.i, p.s), (18, 32, 4));
+    let (q, r, dc, dd) = (256u16, 100u32, 200usize, 199usize);
+    let lp = Loop {
+        dc,
+        dd,
+        da: 0,
+        link: vec![r; p.e],
+    };
+    let bdp = r * lp.rtt() as u32;
+    assert_eq!(bdp, 40_000);
+    let buf = cells_ * q as u32;
+    let mut c = Credit::default_config(&p);
+    c.cfg_quantum_i.fill(q);
+    c.cfg_rate_num_i.fill(1);
+    c.cfg_rate_den_i.fill(1);
+    c.cfg_buf_i.fill(buf);
+    c.cfg_slice_mode_i = (0..p.e).map(|e| e % 2 == 1).collect();
+    c.cfg_slice_i = (0..p.i).map(|i| (i / 8) as u8).collect();
+    let hot: Vec<usize> = (0..p.voqs()).collect();
+    let (s, st) = closed_loop(&p, &c, lp, &hot, &cells(q), None, steps, warm);
+    (s, st, bdp)
+}
+
+/// Scenario check of [`seed_slice`] on the outputs: no egress port
+/// overflows its buffer; from step `warm` on every link is busy in every
+/// step (the occupancy at the start of a step covers the link's 100 B);
+/// each egress port's credits in that window go to the 32 ingress ports
+/// in equal numbers within one (round robin by port, or by slice of eight
+/// and member).
+pub fn slice_steady(
+    s: &Stimulus<Credit>,
+    outs: &[CreditOutputs],
+    warm: usize,
+) -> Result<(), String> {
+    let p = s.params;
+    for (t, o) in outs.iter().enumerate() {
+        crate::ensure!(
+            o.err_o.value() & model::credit::ERR_OVERFLOW == 0,
+            "overflow flagged in step {t}"
+        );
+        for e in 0..p.e {
+            crate::ensure!(
+                o.occ_o[e] <= s.config.cfg_buf_i[e],
+                "step {t}: egress {e} holds {} B > B",
+                o.occ_o[e]
+            );
+            if t > warm {
+                crate::ensure!(
+                    o.occ_o[e] >= 100,
+                    "step {t}: egress {e} holds {} B, less than the link takes",
+                    o.occ_o[e]
+                );
+            }
+        }
+    }
+    for e in 0..p.e {
+        let mut n = vec![0u64; p.i];
+        for o in &outs[warm..] {
+            if o.crd_valid_o[e] {
+                n[o.crd_ing_o[e] as usize] += 1;
+            }
+        }
+        let (lo, hi) = (n.iter().min().unwrap(), n.iter().max().unwrap());
+        crate::ensure!(
+            *lo > 0 && hi - lo <= 1,
+            "egress {e}: credits per ingress port {n:?}"
+        );
+    }
+    Ok(())
+}

@@ -7,7 +7,8 @@
 use crate::support;
 
 use model::bcn_cp::{
-    bcn_frame, feedback, parse_frame, BcnCp, BcnCpOutputs, BcnCpParams, Msg, FRAME_BYTES, PM_ALWAYS,
+    bcn_frame, feedback, parse_frame, BcnCp, BcnCpInputs, BcnCpOutputs, BcnCpParams, Msg,
+    FB_LATENCY, FRAME_BYTES, PM_ALWAYS,
 };
 use model::stim::{Cycle, Stimulus};
 use model::Block;
@@ -74,7 +75,8 @@ fn outputs(s: &Stimulus<BcnCp>) -> Vec<Option<BcnCpOutputs>> {
 /// never on a BCN frame, the feedback from the depths, the message rule
 /// (Fb < 0, or a tag naming this point), the strip rule (only this point's
 /// tags), and every message either transmitted byte for byte as the
-/// reference frame (in order) or counted as dropped.
+/// reference frame (in order) or counted as dropped. A sample and its
+/// message are on the ports `FB_LATENCY` cycles after the arrival.
 fn check_spec(s: &Stimulus<BcnCp>) -> Result<(), TestCaseError> {
     let p = s.params;
     let c = &s.config;
@@ -82,6 +84,10 @@ fn check_spec(s: &Stimulus<BcnCp>) -> Result<(), TestCaseError> {
     let mut queue: std::collections::VecDeque<Msg> = Default::default();
     let mut asm = testbenches::bcn_cp::FrameAssembler::default();
     let mut qold = vec![0u64; p.nq];
+    // The arrivals of the last FB_LATENCY cycles: inputs and the depth of
+    // the arrival's queue at the end of the cycle (None: before a reset).
+    let mut hist: std::collections::VecDeque<Option<(BcnCpInputs, u64)>> =
+        std::iter::repeat_n(None, FB_LATENCY as usize).collect();
     for (t, cyc) in s.cycles.iter().enumerate() {
         let i = match cyc {
             Cycle::Reset => {
@@ -89,6 +95,7 @@ fn check_spec(s: &Stimulus<BcnCp>) -> Result<(), TestCaseError> {
                 queue.clear();
                 asm.push(t as u64, None);
                 qold.iter_mut().for_each(|q| *q = 0);
+                hist.iter_mut().for_each(|h| *h = None);
                 continue;
             }
             Cycle::Drive(i) => i,
@@ -124,11 +131,20 @@ fn check_spec(s: &Stimulus<BcnCp>) -> Result<(), TestCaseError> {
                 t
             );
         }
-        prop_assert!(!o.sample_o || arr_in, "cycle {}: sample without arrival", t);
+        hist.push_back(Some((
+            i.clone(),
+            after.q_q.get(aq).copied().unwrap_or(0) as u64,
+        )));
+        // The arrival whose sample (if any) is on the ports now.
+        let then = hist.pop_front().unwrap();
         prop_assert!(
-            !o.sample_o || i.arr_etype_i != c.cfg_etype_i,
-            "cycle {}: a BCN frame sampled",
-            t
+            !o.sample_o
+                || then
+                    .as_ref()
+                    .is_some_and(|(j, _)| j.arr_valid_i && (j.arr_queue_i.value() as usize) < p.nq),
+            "cycle {}: sample without arrival {} cycles earlier",
+            t,
+            FB_LATENCY
         );
         let own = |q: usize| (c.cfg_cpid_i.value() << 3) | q as u16;
         let dep_in = i.dep_valid_i && dq < p.nq;
@@ -139,7 +155,14 @@ fn check_spec(s: &Stimulus<BcnCp>) -> Result<(), TestCaseError> {
             t
         );
         if o.sample_o {
-            let qn = after.q_q[aq] as i64;
+            let (i, qn) = then.as_ref().unwrap();
+            let aq = i.arr_queue_i.value() as usize;
+            prop_assert!(
+                i.arr_etype_i != c.cfg_etype_i,
+                "cycle {}: a BCN frame sampled",
+                t
+            );
+            let qn = *qn as i64;
             let qoff = ((c.cfg_qeq_i[aq] as i64 - qn).div_euclid(64)).clamp(-32768, 32767) as i16;
             let qdelta = ((qn - qold[aq] as i64).div_euclid(64)).clamp(-32768, 32767) as i16;
             qold[aq] = qn as u64;
