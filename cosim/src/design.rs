@@ -94,6 +94,31 @@ pub fn rtl_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl"))
 }
 
+/// A Verilog file's code with its line comments left out: whether an
+/// optional output (a view of state that an RTL may keep off its ports) is
+/// there is read from it. A wrong guess cannot pass silently: `check_ports`
+/// fails the build on a mapped output the verilated top lacks and on an
+/// output of the top that is not mapped.
+struct Code(String);
+
+impl Code {
+    fn read(f: &Path) -> Result<Code> {
+        let src = std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+        Ok(Code(
+            src.lines()
+                .map(|l| l.split("//").next().unwrap_or(""))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ))
+    }
+
+    fn mentions(&self, name: &str) -> bool {
+        self.0
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == name)
+    }
+}
+
 impl Design {
     /// The project's RTL of `B` at variant `p`: `rtl/<block>.v` and what it
     /// instantiates, every port named as declared, the state paths of
@@ -108,6 +133,7 @@ impl Design {
         let inputs = model::rtl_inputs::<B>(p);
         let outputs = B::Outputs::ports(p);
         let al = B::alignment(p);
+        let code = Code::read(&files[0])?;
         let no_inline = files[1..]
             .iter()
             .filter_map(|f| f.file_stem()?.to_str().map(str::to_string))
@@ -128,7 +154,13 @@ impl Design {
                 reset: "rst_ni".into(),
                 reset_active_low: true,
                 inputs: inputs[1..].iter().map(|d| d.name.to_string()).collect(),
-                outputs: outputs.iter().map(|d| Some(d.name.to_string())).collect(),
+                outputs: outputs
+                    .iter()
+                    .map(|d| {
+                        (!al.optional.iter().any(|o| o == d.name) || code.mentions(d.name))
+                            .then(|| d.name.to_string())
+                    })
+                    .collect(),
                 ties: Vec::new(),
                 ignore: Vec::new(),
                 strobe: match &al.compare {
@@ -171,14 +203,16 @@ impl Design {
         let mut al = B::alignment(p);
         map.apply(&mut al);
         let rename = |n: &str| map.ports.get(n).cloned().unwrap_or_else(|| n.to_string());
+        // An optional output the map does not name is taken as present iff
+        // the top file's code names it.
+        let code = Code::read(&files[0])?;
         let outs = outputs
             .iter()
             .map(|d| {
-                if map.absent.iter().any(|a| a == d.name) {
-                    None
-                } else {
-                    Some(rename(d.name))
-                }
+                let optional = al.optional.iter().any(|o| o == d.name);
+                let absent = map.absent.iter().any(|a| a == d.name)
+                    || (optional && !map.ports.contains_key(d.name) && !code.mentions(d.name));
+                (!absent).then(|| rename(d.name))
             })
             .collect();
         let design = Design {

@@ -79,6 +79,13 @@ impl Target {
         Ok(Target { design, align })
     }
 
+    /// Whether the fast path serves it: the plain contract, and every
+    /// output there (it compares every output word; an RTL without one of
+    /// the optional outputs goes the aligned way, which compares what it has).
+    pub fn plain(&self) -> bool {
+        self.align.is_lockstep() && self.design.map.outputs.iter().all(Option::is_some)
+    }
+
     /// The RTL's name for declared port `name` (the same for the project's
     /// RTL), and for a state field its signal path.
     pub fn rtl_name(&self, name: &str) -> Option<String> {
@@ -449,7 +456,7 @@ fn pass<B: Bench>(
     progress: Option<ProgressFn>,
     fault: Option<&Fault>,
 ) -> Result<PassOut> {
-    if !target.align.is_lockstep() {
+    if !target.plain() {
         return aligned::pass(stim, target, paths, context, cov, progress, fault);
     }
     let p = &stim.params;
@@ -815,7 +822,7 @@ pub fn run<B: Bench>(stim: &Stimulus<B>, opts: &Options) -> Result<Outcome> {
             opts.progress,
             opts.fault.as_ref(),
         )?
-    } else if opts.threads >= 2 && target.align.is_lockstep() {
+    } else if opts.threads >= 2 && target.plain() {
         pass_threaded(
             stim,
             &target,

@@ -4,15 +4,18 @@
 //! buffer, a shared pool under the Dynamic Threshold, per-queue headroom,
 //! a lossy pool with its own threshold, PAUSE / RESUME per queue.
 //!
-//! Latency: the verdict, the PAUSE/RESUME events and the thresholds are
-//! outputs of the same cycle as the arrival; occupancies are the registers at
-//! the start of the cycle. Order inside a cycle: departure, thresholds,
-//! arrival, PAUSE, RESUME (all queues).
+//! `NPIPE` lanes per clock, each one arrival and one departure for its own
+//! slice of ports. Latency: the verdicts, the PAUSE/RESUME events and the
+//! thresholds are outputs of the same cycle as the arrivals; occupancies are
+//! the registers at the start of the cycle. Order inside a cycle: the
+//! departures of every lane, one threshold snapshot, the pool shares, the
+//! arrivals of every lane, PAUSE, RESUME (on the touched queues, which is
+//! exact: `docs/mmu.md`).
 
 use crate::block::{check_pow2, refill, Block, ConfigError, Params};
 use crate::port::{mask, PortGroup};
-use crate::timing::Alignment;
-use arbitrary_int::{i4, u3, u6};
+use crate::timing::{Alignment, StatePath};
+use arbitrary_int::{i4, u3};
 
 /// Packet length width (cells).
 pub const LW: u32 = 6;
@@ -26,6 +29,8 @@ pub struct MmuParams {
     pub ports: usize,
     /// Counter width in cells.
     pub cw: u32,
+    /// Lanes (pipelines): arrivals and departures per clock.
+    pub npipe: usize,
 }
 
 impl MmuParams {
@@ -36,6 +41,26 @@ impl MmuParams {
     /// Width of a port index.
     pub const fn pw(&self) -> u32 {
         self.ports.trailing_zeros()
+    }
+    /// Width of a lane number.
+    pub const fn nw(&self) -> u32 {
+        self.npipe.trailing_zeros()
+    }
+    /// Width of a port index inside a lane's slice.
+    pub const fn lpw(&self) -> u32 {
+        self.pw() - self.nw()
+    }
+    /// Queues of one lane's slice.
+    pub const fn lane_queues(&self) -> usize {
+        self.queues() / self.npipe
+    }
+    /// Width of a queue index inside a lane's slice.
+    pub const fn lqw(&self) -> u32 {
+        self.lpw() + 3
+    }
+    /// The lane that serves queue `q`.
+    pub const fn lane_of(&self, q: usize) -> usize {
+        q / self.lane_queues()
     }
     /// Width of a threshold.
     pub const fn tw(&self) -> u32 {
@@ -49,13 +74,23 @@ impl MmuParams {
 
 impl Default for MmuParams {
     fn default() -> Self {
-        MmuParams { ports: 4, cw: 16 }
+        MmuParams {
+            ports: 4,
+            cw: 16,
+            npipe: 1,
+        }
     }
 }
 
 impl Params for MmuParams {
+    /// `NPIPE` is named only when it is not the RTL's default of 1, so that
+    /// the one-lane variants keep their labels (`p4cw16`).
     fn verilog(&self) -> Vec<(&'static str, u64)> {
-        vec![("P", self.ports as u64), ("CW", self.cw as u64)]
+        let mut v = vec![("P", self.ports as u64), ("CW", self.cw as u64)];
+        if self.npipe != 1 {
+            v.push(("NPIPE", self.npipe as u64));
+        }
+        v
     }
 }
 
@@ -82,32 +117,35 @@ crate::port_group! {
 }
 
 crate::port_group! {
-    /// Per-cycle inputs: at most one arrival and one departure.
+    /// Per-cycle inputs: one arrival and one departure per lane, lane `l`
+    /// in bits `[l*w +: w]` of each field (use [`MmuInputs::arr`],
+    /// [`MmuInputs::set_arr`] and the `dep` pair).
     pub struct MmuInputs<MmuParams> |p| {
-        /// A packet arrives.
-        arr_valid_i: bool = 1,
-        /// Arrival ingress port.
-        arr_port_i: u8 = p.pw(),
-        /// Arrival priority.
-        arr_prio_i: u3 = 3,
-        /// Arrival length in cells (1..63; 0 is invalid).
-        arr_len_i: u6 = LW,
-        /// A packet departs.
-        dep_valid_i: bool = 1,
-        /// Departure ingress port.
-        dep_port_i: u8 = p.pw(),
-        /// Departure priority.
-        dep_prio_i: u3 = 3,
-        /// Departure length in cells.
-        dep_len_i: u6 = LW,
+        /// A packet arrives in lane `l` (bit `l`).
+        arr_valid_i: u32 = p.npipe as u32,
+        /// Arrival ingress port inside the lane's slice, per lane.
+        arr_port_i: u32 = p.npipe as u32 * p.lpw(),
+        /// Arrival priority, per lane.
+        arr_prio_i: u32 = 3 * p.npipe as u32,
+        /// Arrival length in cells (1..63; 0 is invalid), per lane.
+        arr_len_i: u64 = LW * p.npipe as u32,
+        /// A packet departs through lane `l` (bit `l`).
+        dep_valid_i: u32 = p.npipe as u32,
+        /// Departure ingress port inside the lane's slice, per lane.
+        dep_port_i: u32 = p.npipe as u32 * p.lpw(),
+        /// Departure priority, per lane.
+        dep_prio_i: u32 = 3 * p.npipe as u32,
+        /// Departure length in cells, per lane.
+        dep_len_i: u64 = LW * p.npipe as u32,
     }
 }
 
 crate::port_group! {
     /// Per-cycle outputs.
     pub struct MmuOutputs<MmuParams> |p| {
-        /// Verdict for this cycle's arrival (see `Verdict`).
-        verdict_o: u3 = 3 => Radix::Names(Verdict::NAMES),
+        /// Verdict for each lane's arrival this cycle (see `Verdict`), lane
+        /// `l` in bits `[3l +: 3]`.
+        verdict_o: u32 = 3 * p.npipe as u32 => Radix::Names(Verdict::NAMES),
         /// Queues that go OFF this cycle.
         pause_o: Vec<bool> = (1, p.queues()),
         /// Queues that go ON this cycle.
@@ -128,20 +166,114 @@ crate::port_group! {
         hdr_used_o: u32 = p.cw,
         /// Lossy pool occupancy (registered).
         lossy_used_o: u32 = p.cw,
-        /// Private occupancy per queue (registered).
+        /// Private occupancy per queue (registered; optional: a view of
+        /// `priv_q`).
         q_priv_o: Vec<u32> = (p.cw, p.queues()),
-        /// Shared (or lossy pool) occupancy per queue (registered).
+        /// Shared (or lossy pool) occupancy per queue (registered; optional).
         q_shr_o: Vec<u32> = (p.cw, p.queues()),
-        /// Headroom occupancy per queue (registered).
+        /// Headroom occupancy per queue (registered; optional).
         q_hdr_o: Vec<u32> = (p.cw, p.queues()),
         /// Lossless packets dropped, saturating.
         drop_ll_o: u32 = p.cw,
         /// Lossy packets dropped, saturating.
         drop_ly_o: u32 = p.cw,
-        /// Bit 0: departure longer than its queue; bit 1: zero-length arrival.
+        /// Bit 0: a departure longer than its queue; bit 1: a zero-length
+        /// arrival (any lane).
         err_o: u8 = 2 => Radix::Hex,
         /// Illegal configuration.
         cfg_err_o: bool = 1,
+    }
+}
+
+/// One lane's arrival or departure: the queue (global index) and the length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// Queue index `port * 8 + prio` (global port).
+    pub q: usize,
+    /// Length in cells.
+    pub len: u32,
+}
+
+fn field(v: u64, lane: usize, w: u32) -> u64 {
+    v >> (lane as u32 * w) & mask(w)
+}
+
+fn set_field(v: u64, lane: usize, w: u32, x: u64) -> u64 {
+    let sh = lane as u32 * w;
+    v & !(mask(w) << sh) | (x & mask(w)) << sh
+}
+
+impl MmuInputs {
+    fn get(
+        p: &MmuParams,
+        lane: usize,
+        valid: u32,
+        port: u32,
+        prio: u32,
+        len: u64,
+    ) -> Option<Packet> {
+        if valid >> lane & 1 == 0 {
+            return None;
+        }
+        let local = field(port as u64, lane, p.lpw()) as usize;
+        let prio = field(prio as u64, lane, 3) as usize;
+        Some(Packet {
+            q: (lane * p.ports / p.npipe + local) * PRIOS + prio,
+            len: field(len, lane, LW) as u32,
+        })
+    }
+    /// Lane `lane`'s arrival, if any.
+    pub fn arr(&self, p: &MmuParams, lane: usize) -> Option<Packet> {
+        let (v, po, pr, l) = (
+            self.arr_valid_i,
+            self.arr_port_i,
+            self.arr_prio_i,
+            self.arr_len_i,
+        );
+        Self::get(p, lane, v, po, pr, l)
+    }
+    /// Lane `lane`'s departure, if any.
+    pub fn dep(&self, p: &MmuParams, lane: usize) -> Option<Packet> {
+        let (v, po, pr, l) = (
+            self.dep_valid_i,
+            self.dep_port_i,
+            self.dep_prio_i,
+            self.dep_len_i,
+        );
+        Self::get(p, lane, v, po, pr, l)
+    }
+    /// Drives an arrival of `len` cells to queue `q` (global index) in the
+    /// lane that serves it; returns the lane.
+    pub fn set_arr(&mut self, p: &MmuParams, q: usize, len: u32) -> usize {
+        let lane = p.lane_of(q);
+        let local = (q / PRIOS) % (p.ports / p.npipe);
+        self.arr_valid_i |= 1 << lane;
+        self.arr_port_i = set_field(self.arr_port_i as u64, lane, p.lpw(), local as u64) as u32;
+        self.arr_prio_i = set_field(self.arr_prio_i as u64, lane, 3, (q % PRIOS) as u64) as u32;
+        self.arr_len_i = set_field(self.arr_len_i, lane, LW, len as u64);
+        lane
+    }
+    /// Drives a departure of `len` cells from queue `q` in the lane that
+    /// serves it; returns the lane.
+    pub fn set_dep(&mut self, p: &MmuParams, q: usize, len: u32) -> usize {
+        let lane = p.lane_of(q);
+        let local = (q / PRIOS) % (p.ports / p.npipe);
+        self.dep_valid_i |= 1 << lane;
+        self.dep_port_i = set_field(self.dep_port_i as u64, lane, p.lpw(), local as u64) as u32;
+        self.dep_prio_i = set_field(self.dep_prio_i as u64, lane, 3, (q % PRIOS) as u64) as u32;
+        self.dep_len_i = set_field(self.dep_len_i, lane, LW, len as u64);
+        lane
+    }
+}
+
+impl MmuOutputs {
+    /// The verdict of lane `lane`.
+    pub fn verdict(&self, lane: usize) -> Verdict {
+        Verdict::from_code(u3::new(field(self.verdict_o as u64, lane, 3) as u8))
+    }
+    /// The verdicts of every lane of `p`.
+    pub fn verdicts(&self, p: &MmuParams) -> impl Iterator<Item = Verdict> + '_ {
+        (0..p.npipe).map(|l| self.verdict(l))
     }
 }
 
@@ -156,6 +288,10 @@ crate::port_group! {
         hdr_q: Vec<u32> = (p.cw, p.queues()),
         /// OFF state per queue.
         xoff_q: Vec<bool> = (1, p.queues()),
+        /// Lane `l` paused its arrival queue in the cycle before (bit `l`).
+        pz_v_q: u32 = p.npipe as u32,
+        /// That queue, as an index inside lane `l`'s slice.
+        pz_idx_q: Vec<u32> = (p.lqw(), p.npipe),
         /// Total private occupancy.
         priv_used_q: u32 = p.cw,
         /// Total shared occupancy.
@@ -254,6 +390,8 @@ crate::coverage_bins! {
         DropLossySaturated = "drop_lossy_counter_saturated",
         DepartureUnderflow = "departure_underflow",
         ConfigError = "config_error",
+        SeveralArrivals = "arrivals_in_several_lanes",
+        ResumeAfterPause = "resume_untouched_after_pause",
     }
 }
 
@@ -384,18 +522,38 @@ impl Block for Mmu {
 
     fn variants() -> Vec<MmuParams> {
         vec![
-            MmuParams { ports: 4, cw: 16 },
-            MmuParams { ports: 2, cw: 8 },
-            MmuParams { ports: 8, cw: 16 },
+            MmuParams {
+                ports: 4,
+                cw: 16,
+                npipe: 1,
+            },
+            MmuParams {
+                ports: 2,
+                cw: 8,
+                npipe: 1,
+            },
+            MmuParams {
+                ports: 32,
+                cw: 16,
+                npipe: 4,
+            },
         ]
     }
 
     /// One clock per step, every output in its step's clock; the per-queue
-    /// counters on `q_*_o` are views of the registers an RTL may keep off
-    /// its ports (in memories): it is then verified on its other outputs,
-    /// and the counters through state paths where it names them.
+    /// counters are not on the RTL's ports (`q_*_o` are the model's views of
+    /// them, optional): they are compared every step through state paths,
+    /// with the OFF bits and the RESUME candidates.
     fn alignment(_: &MmuParams) -> Alignment {
-        Alignment::lockstep().with_optional(&["q_priv_o", "q_shr_o", "q_hdr_o"])
+        let mut a = Alignment::lockstep().with_optional(&["q_priv_o", "q_shr_o", "q_hdr_o"]);
+        for f in ["priv_q", "shr_q", "hdr_q", "xoff_q", "pz_v_q", "pz_idx_q"] {
+            a.state.push(StatePath {
+                field: f.into(),
+                path: f.into(),
+                latency: 0,
+            });
+        }
+        a
     }
 
     fn default_config(p: &MmuParams) -> MmuConfig {
@@ -417,7 +575,19 @@ impl Block for Mmu {
     }
 
     fn check(p: &MmuParams, c: &MmuConfig) -> Result<(), ConfigError> {
-        check_pow2("P", "ports", p.ports, 2, 16)?;
+        check_pow2("P", "ports", p.ports, 2, 32)?;
+        check_pow2("NPIPE", "lanes", p.npipe, 1, 8)?;
+        if p.ports < 2 * p.npipe {
+            return Err(ConfigError::new(
+                "NPIPE",
+                format!(
+                    "{} lanes need at least {} ports (two per lane), the variant has {}",
+                    p.npipe,
+                    2 * p.npipe,
+                    p.ports
+                ),
+            ));
+        }
         c.to_words(p)?;
         let d = Derived::new(p, c);
         if d.cfg_err {
@@ -464,34 +634,57 @@ impl Block for Mmu {
 
     fn sample(&self, i: &MmuInputs, o: &MmuOutputs, hits: &mut [u64]) {
         let mut hit = |b: Bin| hits[b as usize] += 1;
-        let v = Verdict::from_code(o.verdict_o);
-        match v {
-            Verdict::None => {}
-            Verdict::Private => hit(Bin::Private),
-            Verdict::Shared => hit(Bin::Shared),
-            Verdict::Headroom => hit(Bin::Headroom),
-            Verdict::Drop => hit(Bin::Drop),
-            Verdict::Lossy => hit(Bin::Lossy),
-            Verdict::LossyDrop => hit(Bin::LossyDrop),
-            Verdict::Invalid => hit(Bin::Invalid),
-        }
+        let p = &self.p;
         let s = &self.s;
         let c = &self.c;
-        let aq = i
-            .arr_valid_i
-            .then(|| i.arr_port_i as usize * PRIOS + i.arr_prio_i.value() as usize);
-        let dq = i
-            .dep_valid_i
-            .then(|| i.dep_port_i as usize * PRIOS + i.dep_prio_i.value() as usize);
+        let mut any_drop = false;
+        let mut arrs = 0;
+        for l in 0..p.npipe {
+            let v = o.verdict(l);
+            any_drop |= v == Verdict::Drop;
+            match v {
+                Verdict::None => {}
+                Verdict::Private => hit(Bin::Private),
+                Verdict::Shared => hit(Bin::Shared),
+                Verdict::Headroom => hit(Bin::Headroom),
+                Verdict::Drop => hit(Bin::Drop),
+                Verdict::Lossy => hit(Bin::Lossy),
+                Verdict::LossyDrop => hit(Bin::LossyDrop),
+                Verdict::Invalid => hit(Bin::Invalid),
+            }
+            let aq = i.arr(p, l).map(|a| a.q);
+            let dq = i.dep(p, l).map(|a| a.q);
+            if let Some(q) = aq {
+                arrs += 1;
+                if self.is_lossless(q % PRIOS) {
+                    if o.thr_o == 0 {
+                        hit(Bin::ThresholdZero);
+                    }
+                    if o.thr_o > 0 && s.shr_q[q] == o.thr_o {
+                        hit(Bin::SharedAtThreshold);
+                    }
+                    let eta = c.cfg_hdrm_cells_i[q / PRIOS];
+                    if eta > 0 && s.hdr_q[q] == eta {
+                        hit(Bin::HeadroomFull);
+                    }
+                }
+                if aq == dq {
+                    hit(Bin::SameQueueArrDep);
+                }
+            }
+        }
+        if arrs > 1 {
+            hit(Bin::SeveralArrivals);
+        }
         // Whole-vector scans are branch-free folds: a data-dependent branch
         // per queue costs more than the scan (this runs every cycle). The
-        // counts wrap explicitly (they cannot overflow: at most 128 queues)
+        // counts wrap explicitly (they cannot overflow: at most 256 queues)
         // so that the overflow checks do not keep them from vectorising.
         let count = |v: &[bool]| v.iter().fold(0u32, |a, &x| a.wrapping_add(u32::from(x)));
         let (pauses, resumes) = (count(&o.pause_o), count(&o.resume_o));
         if pauses > 0 {
             hit(Bin::Pause);
-            if v == Verdict::Drop {
+            if any_drop {
                 hit(Bin::PauseOnDrop);
             }
         }
@@ -503,8 +696,13 @@ impl Block for Mmu {
         }
         if resumes > 0 {
             for q in (0..o.resume_o.len()).filter(|&q| o.resume_o[q]) {
-                if Some(q) != aq {
+                if (0..p.npipe).all(|l| i.arr(p, l).map(|a| a.q) != Some(q)) {
                     hit(Bin::ResumeWithoutArrival);
+                }
+                if (0..p.npipe).all(|l| {
+                    i.arr(p, l).map(|a| a.q) != Some(q) && i.dep(p, l).map(|a| a.q) != Some(q)
+                }) {
+                    hit(Bin::ResumeAfterPause);
                 }
                 if c.cfg_xon_cells_i > 0 && s.shr_q[q] == c.cfg_xon_cells_i - 1 {
                     hit(Bin::ResumeAtXonMinus1);
@@ -518,23 +716,6 @@ impl Block for Mmu {
             });
         if off_at_xon {
             hit(Bin::OffAtXon);
-        }
-        if let Some(q) = aq {
-            if self.is_lossless(q % PRIOS) {
-                if o.thr_o == 0 {
-                    hit(Bin::ThresholdZero);
-                }
-                if o.thr_o > 0 && s.shr_q[q] == o.thr_o {
-                    hit(Bin::SharedAtThreshold);
-                }
-                let eta = c.cfg_hdrm_cells_i[q / PRIOS];
-                if eta > 0 && s.hdr_q[q] == eta {
-                    hit(Bin::HeadroomFull);
-                }
-            }
-            if aq == dq {
-                hit(Bin::SameQueueArrDep);
-            }
         }
         if self.d.shared > 0 && s.shr_used_q as u64 == self.d.shared {
             hit(Bin::SharedPoolFull);
@@ -561,70 +742,83 @@ impl Block for Mmu {
         let p = self.p;
         let d = self.d;
         let c = &self.c;
+        let n = p.npipe;
+        let lq = p.lane_queues();
         let lossless = |q: usize| c.cfg_lossless_i >> (q % PRIOS) & 1 != 0;
-        let nx = &mut self.s;
+        // The next state starts as the current one; every read below is of
+        // `cur` (the registers, `_q`) or of a value computed earlier in this
+        // step; every write is to `nx` (`_d`).
+        let cur = &self.s;
+        let mut nx = cur.clone();
         let mut err = 0u8;
 
-        // Registered outputs: the state at the start of the cycle (the state
-        // is then updated in place).
-        o.verdict_o = Verdict::None.code();
+        // Registered outputs: the state at the start of the cycle.
+        o.verdict_o = 0;
         refill(&mut o.pause_o, p.queues(), false);
         refill(&mut o.resume_o, p.queues(), false);
-        o.xoff_o.clone_from(&nx.xoff_q);
-        o.thr_o = 0;
-        o.thr_lossy_o = 0;
+        o.xoff_o.clone_from(&cur.xoff_q);
         o.shr_size_o = d.shared as u32;
-        o.priv_used_o = nx.priv_used_q;
-        o.shr_used_o = nx.shr_used_q;
-        o.hdr_used_o = nx.hdr_used_q;
-        o.lossy_used_o = nx.lossy_used_q;
-        o.q_priv_o.clone_from(&nx.priv_q);
-        o.q_shr_o.clone_from(&nx.shr_q);
-        o.q_hdr_o.clone_from(&nx.hdr_q);
-        o.drop_ll_o = nx.drop_ll_q;
-        o.drop_ly_o = nx.drop_ly_q;
-        o.err_o = 0;
+        o.priv_used_o = cur.priv_used_q;
+        o.shr_used_o = cur.shr_used_q;
+        o.hdr_used_o = cur.hdr_used_q;
+        o.lossy_used_o = cur.lossy_used_q;
+        o.q_priv_o.clone_from(&cur.priv_q);
+        o.q_shr_o.clone_from(&cur.shr_q);
+        o.q_hdr_o.clone_from(&cur.hdr_q);
+        o.drop_ll_o = cur.drop_ll_q;
+        o.drop_ly_o = cur.drop_ly_q;
         o.cfg_err_o = d.cfg_err;
-        let xoff_start = &o.xoff_o;
 
-        // 1. Departure: headroom first, then shared, then private.
-        if i.dep_valid_i {
-            let q = i.dep_port_i as usize * PRIOS + i.dep_prio_i.value() as usize;
-            let len = i.dep_len_i.value() as u32;
-            let have = nx.priv_q[q] + nx.shr_q[q] + nx.hdr_q[q];
-            if len > have {
+        // 1. Departures of every lane (distinct queues): headroom first,
+        //    then shared, then private. `rel_*` sum over the lanes.
+        let (mut rel_p, mut rel_s, mut rel_h, mut rel_l) = (0u32, 0u32, 0u32, 0u32);
+        for l in 0..n {
+            let Some(dp) = i.dep(&p, l) else { continue };
+            let q = dp.q;
+            let have = cur.priv_q[q] + cur.shr_q[q] + cur.hdr_q[q];
+            if dp.len > have {
                 err |= 1;
             }
-            let rel = len.min(have);
-            let dh = rel.min(nx.hdr_q[q]);
-            let ds = (rel - dh).min(nx.shr_q[q]);
-            let dp = rel - dh - ds;
-            nx.hdr_q[q] -= dh;
-            nx.shr_q[q] -= ds;
-            nx.priv_q[q] -= dp;
+            let rel = dp.len.min(have);
+            let dh = rel.min(cur.hdr_q[q]);
+            let ds = (rel - dh).min(cur.shr_q[q]);
+            let dpv = rel - dh - ds;
+            nx.hdr_q[q] = cur.hdr_q[q] - dh;
+            nx.shr_q[q] = cur.shr_q[q] - ds;
+            nx.priv_q[q] = cur.priv_q[q] - dpv;
             if lossless(q) {
-                nx.hdr_used_q -= dh;
-                nx.shr_used_q -= ds;
-                nx.priv_used_q -= dp;
+                rel_h += dh;
+                rel_s += ds;
+                rel_p += dpv;
             } else {
-                nx.lossy_used_q -= ds;
+                rel_l += ds;
             }
         }
+        let shr_used_dep = cur.shr_used_q - rel_s;
+        let lossy_used_dep = cur.lossy_used_q - rel_l;
 
-        // 2. Thresholds after the departure.
-        let free = d.shared.saturating_sub(nx.shr_used_q as u64);
+        // 2. One threshold snapshot for every lane, after the departures.
+        let free = d.shared.saturating_sub(shr_used_dep as u64);
         let thr = dt_threshold(free, c.cfg_alpha_i);
-        let free_l = (c.cfg_lossy_cells_i as u64).saturating_sub(nx.lossy_used_q as u64);
+        let free_l = (c.cfg_lossy_cells_i as u64).saturating_sub(lossy_used_dep as u64);
         let thr_l = dt_threshold(free_l, c.cfg_alpha_lossy_i);
         o.thr_o = thr as u32;
         o.thr_lossy_o = thr_l as u32;
 
-        // 3. Arrival, seeing the counters after the departure.
-        let mut pause_q = None;
-        if i.arr_valid_i {
-            let q = i.arr_port_i as usize * PRIOS + i.arr_prio_i.value() as usize;
-            let len = i.arr_len_i.value() as u64;
-            let verdict = if len == 0 {
+        // 3. The pools' free space split among the lanes.
+        let share = |f: u64, l: usize| f / n as u64 + u64::from((l as u64) < f % n as u64);
+
+        // 4./5. Arrivals of every lane on the counters after the departures
+        //    (`nx` holds them for the lane's own queues), PAUSE.
+        let (mut add_p, mut add_s, mut add_h, mut add_l) = (0u32, 0u32, 0u32, 0u32);
+        let (mut n_drop_ll, mut n_drop_ly) = (0u32, 0u32);
+        let mut verdict = 0u32;
+        nx.pz_v_q = 0;
+        for l in 0..n {
+            let Some(ap) = i.arr(&p, l) else { continue };
+            let q = ap.q;
+            let len = ap.len as u64;
+            let v = if len == 0 {
                 err |= 2;
                 Verdict::Invalid
             } else if d.cfg_err {
@@ -632,24 +826,26 @@ impl Block for Mmu {
             } else if lossless(q) {
                 let (pv, sv, hv) = (nx.priv_q[q] as u64, nx.shr_q[q] as u64, nx.hdr_q[q] as u64);
                 let a1 = len.min(c.cfg_priv_cells_i as u64 - pv);
-                let room_s = thr.saturating_sub(sv).min(d.shared - nx.shr_used_q as u64);
+                let room_s = thr.saturating_sub(sv).min(share(free, l));
                 let a2 = (len - a1).min(room_s);
                 let r2 = len - a1 - a2;
                 let dropped = r2 > c.cfg_hdrm_cells_i[q / PRIOS] as u64 - hv;
-                // 4. PAUSE if the packet did not fit private + shared.
-                if !xoff_start[q] && (r2 > 0 || dropped) {
-                    pause_q = Some(q);
+                if !cur.xoff_q[q] && (r2 > 0 || dropped) {
+                    o.pause_o[q] = true;
+                    nx.xoff_q[q] = true;
+                    nx.pz_v_q |= 1 << l;
+                    nx.pz_idx_q[l] = (q % lq) as u32;
                 }
                 if dropped {
-                    nx.drop_ll_q = (nx.drop_ll_q + 1).min(p.max() as u32);
+                    n_drop_ll += 1;
                     Verdict::Drop
                 } else {
-                    nx.priv_q[q] += a1 as u32;
-                    nx.shr_q[q] += a2 as u32;
-                    nx.hdr_q[q] += r2 as u32;
-                    nx.priv_used_q += a1 as u32;
-                    nx.shr_used_q += a2 as u32;
-                    nx.hdr_used_q += r2 as u32;
+                    nx.priv_q[q] = (pv + a1) as u32;
+                    nx.shr_q[q] = (sv + a2) as u32;
+                    nx.hdr_q[q] = (hv + r2) as u32;
+                    add_p += a1 as u32;
+                    add_s += a2 as u32;
+                    add_h += r2 as u32;
                     if r2 > 0 {
                         Verdict::Headroom
                     } else if a2 > 0 {
@@ -660,33 +856,47 @@ impl Block for Mmu {
                 }
             } else {
                 let sv = nx.shr_q[q] as u64;
-                let used = nx.lossy_used_q as u64;
-                if sv + len <= thr_l && used + len <= c.cfg_lossy_cells_i as u64 {
-                    nx.shr_q[q] += len as u32;
-                    nx.lossy_used_q += len as u32;
+                if sv + len <= thr_l && len <= share(free_l, l) {
+                    nx.shr_q[q] = (sv + len) as u32;
+                    add_l += len as u32;
                     Verdict::Lossy
                 } else {
-                    nx.drop_ly_q = (nx.drop_ly_q + 1).min(p.max() as u32);
+                    n_drop_ly += 1;
                     Verdict::LossyDrop
                 }
             };
-            o.verdict_o = verdict.code();
+            verdict |= (v as u32) << (3 * l);
         }
-        if let Some(q) = pause_q {
-            o.pause_o[q] = true;
-            nx.xoff_q[q] = true;
-        }
+        o.verdict_o = verdict;
+        let max = p.max() as u32;
+        nx.priv_used_q = cur.priv_used_q - rel_p + add_p;
+        nx.shr_used_q = shr_used_dep + add_s;
+        nx.hdr_used_q = cur.hdr_used_q - rel_h + add_h;
+        nx.lossy_used_q = lossy_used_dep + add_l;
+        nx.drop_ll_q = (cur.drop_ll_q + n_drop_ll).min(max);
+        nx.drop_ly_q = (cur.drop_ly_q + n_drop_ly).min(max);
 
-        // 5. RESUME: every queue OFF at the start of the cycle, headroom
-        //    empty and shared occupancy below Xon after this cycle.
-        //    (Branch-free over the queues: this runs every cycle.)
-        for (q, &off) in xoff_start.iter().enumerate() {
-            let r = off & (nx.hdr_q[q] == 0) & (nx.shr_q[q] < c.cfg_xon_cells_i);
-            o.resume_o[q] = r;
-            nx.xoff_q[q] &= !r;
+        // 6. RESUME on the touched queues (each lane's arrival and departure
+        //    queue) and the queues paused in the cycle before: OFF at the
+        //    start, headroom empty and shared below Xon after this cycle.
+        //    Exact (docs/mmu.md): an untouched queue that could resume now
+        //    could have resumed a cycle ago unless it was paused then.
+        for l in 0..n {
+            let cands = [
+                i.arr(&p, l).map(|a| a.q),
+                i.dep(&p, l).map(|a| a.q),
+                (cur.pz_v_q >> l & 1 != 0).then(|| l * lq + cur.pz_idx_q[l] as usize),
+            ];
+            for q in cands.into_iter().flatten() {
+                if cur.xoff_q[q] && nx.hdr_q[q] == 0 && nx.shr_q[q] < c.cfg_xon_cells_i {
+                    o.resume_o[q] = true;
+                    nx.xoff_q[q] = false;
+                }
+            }
         }
 
         o.err_o = err;
+        self.s = nx;
     }
 }
 
@@ -695,20 +905,16 @@ mod tests {
     use super::*;
 
     fn arrive(port: u8, prio: u8, len: u8) -> MmuInputs {
-        let mut i = MmuInputs::zero(&MmuParams::default());
-        i.arr_valid_i = true;
-        i.arr_port_i = port;
-        i.arr_prio_i = u3::new(prio);
-        i.arr_len_i = u6::new(len);
+        let p = MmuParams::default();
+        let mut i = MmuInputs::zero(&p);
+        i.set_arr(&p, port as usize * PRIOS + prio as usize, len as u32);
         i
     }
 
     fn depart(port: u8, prio: u8, len: u8) -> MmuInputs {
-        let mut i = MmuInputs::zero(&MmuParams::default());
-        i.dep_valid_i = true;
-        i.dep_port_i = port;
-        i.dep_prio_i = u3::new(prio);
-        i.dep_len_i = u6::new(len);
+        let p = MmuParams::default();
+        let mut i = MmuInputs::zero(&p);
+        i.set_dep(&p, port as usize * PRIOS + prio as usize, len as u32);
         i
     }
 
@@ -733,7 +939,7 @@ mod tests {
         let mut m = Mmu::new(&p, &c);
         // Bs = 1000 - 100 - 4 * 7 = 872
         assert_eq!(m.derived().shared, 872);
-        let v = |o: &MmuOutputs| Verdict::from_code(o.verdict_o);
+        let v = |o: &MmuOutputs| o.verdict(0);
         assert_eq!(v(&m.step(&arrive(0, 3, 2))), Verdict::Private);
         // T = 872 - 0 = 872: the next cells go to shared.
         assert_eq!(v(&m.step(&arrive(0, 3, 60))), Verdict::Shared);
@@ -797,7 +1003,7 @@ mod tests {
         let mut m = Mmu::new(&p, &c);
         let o = m.step(&arrive(0, 3, 1));
         assert!(o.cfg_err_o);
-        assert_eq!(Verdict::from_code(o.verdict_o), Verdict::Invalid);
+        assert_eq!(o.verdict(0), Verdict::Invalid);
     }
 
     #[test]
@@ -823,7 +1029,7 @@ mod tests {
         c.cfg_buf_cells_i = 100 + 20;
         let mut m = Mmu::new(&p, &c);
         assert_eq!(m.derived().shared, 0);
-        let v = |o: &MmuOutputs| Verdict::from_code(o.verdict_o);
+        let v = |o: &MmuOutputs| o.verdict(0);
         let o = m.step(&arrive(0, 3, 1));
         assert_eq!(v(&o), Verdict::Drop);
         assert!(o.pause_o[3], "PAUSE on a drop");
@@ -852,5 +1058,150 @@ mod tests {
         assert_eq!(o.err_o, 1);
         m.assert_invariants();
         assert_eq!(m.state().priv_used_q + m.state().shr_used_q, 0);
+    }
+
+    /// The RESUME rule of the spec on every queue, for comparison with the
+    /// model's scan over the touched queues.
+    fn resume_all(before: &MmuState, after_d: &MmuState, xon: u32) -> Vec<bool> {
+        (0..before.xoff_q.len())
+            .map(|q| before.xoff_q[q] && after_d.hdr_q[q] == 0 && after_d.shr_q[q] < xon)
+            .collect()
+    }
+
+    /// A small xorshift for the random walks below.
+    fn rnd(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    #[test]
+    fn resume_on_touched_queues_equals_resume_on_every_queue() {
+        // Random traffic on a few hot queues of every lane, at one and four
+        // lanes; a zero headroom on some ports makes drops pause queues
+        // with h = 0 (the case only `pz_*_q` covers).
+        for (ports, npipe, alpha) in [(4, 1, -2), (4, 1, -8), (32, 4, -2), (32, 4, -8)] {
+            let p = MmuParams {
+                ports,
+                cw: 16,
+                npipe,
+            };
+            let mut c = Mmu::default_config(&p);
+            c.cfg_buf_cells_i = 3000;
+            c.cfg_lossy_cells_i = 200;
+            c.cfg_priv_cells_i = 1;
+            c.cfg_xon_cells_i = 6;
+            c.cfg_alpha_i = i4::new(alpha);
+            c.cfg_hdrm_cells_i = (0..ports).map(|k| [0, 8, 3, 20][k % 4]).collect();
+            assert!(Mmu::check(&p, &c).is_ok());
+            let mut m = Mmu::new(&p, &c);
+            let mut x = 0x1234_5678u64 + ports as u64;
+            let mut resumes_untouched = 0;
+            for _ in 0..20_000 {
+                let mut i = MmuInputs::zero(&p);
+                for l in 0..npipe {
+                    let base = l * p.lane_queues();
+                    let hot = [3, 4, 11, 12, 19, 20];
+                    if !rnd(&mut x).is_multiple_of(3) {
+                        let q = base + hot[rnd(&mut x) as usize % hot.len()] % p.lane_queues();
+                        i.set_arr(&p, q, (rnd(&mut x) % 8 + 1) as u32);
+                    }
+                    if rnd(&mut x).is_multiple_of(2) {
+                        let q = base + hot[rnd(&mut x) as usize % hot.len()] % p.lane_queues();
+                        let st = m.state();
+                        let have = st.priv_q[q] + st.shr_q[q] + st.hdr_q[q];
+                        i.set_dep(&p, q, have.min(rnd(&mut x) as u32 % 6 + 1));
+                    }
+                }
+                let before = m.state().clone();
+                let o = m.step(&i);
+                m.assert_invariants();
+                let want = resume_all(&before, m.state(), c.cfg_xon_cells_i);
+                assert_eq!(o.resume_o, want);
+                for q in 0..p.queues() {
+                    let touched = (0..npipe).any(|l| {
+                        i.arr(&p, l).map(|a| a.q) == Some(q) || i.dep(&p, l).map(|a| a.q) == Some(q)
+                    });
+                    resumes_untouched += usize::from(o.resume_o[q] && !touched);
+                }
+            }
+            if alpha == -8 {
+                // T = 0: port 0's queues (no headroom) drop, pause with
+                // h = 0 and resume in the next cycle untouched.
+                assert!(
+                    resumes_untouched > 0,
+                    "no RESUME through pz_*_q at P = {ports}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_share_the_free_pool_and_one_threshold() {
+        // Four lanes, P = 8: lane l serves ports 2l, 2l + 1. Bs = 10 free
+        // cells, alpha = 2^7 (T far above): the shares are 3, 3, 2, 2.
+        let p = MmuParams {
+            ports: 8,
+            cw: 16,
+            npipe: 4,
+        };
+        let c = MmuConfig {
+            cfg_buf_cells_i: 10,
+            cfg_lossy_cells_i: 0,
+            cfg_priv_cells_i: 0,
+            cfg_hdrm_cells_i: vec![0; 8],
+            cfg_xon_cells_i: 0,
+            cfg_alpha_i: i4::new(7),
+            cfg_alpha_lossy_i: i4::new(0),
+            cfg_lossless_i: 1 << 3,
+        };
+        assert!(Mmu::check(&p, &c).is_ok());
+        let mut m = Mmu::new(&p, &c);
+        let mut i = MmuInputs::zero(&p);
+        for l in 0..4 {
+            assert_eq!(i.set_arr(&p, (2 * l + 1) * PRIOS + 3, 3), l);
+        }
+        let o = m.step(&i);
+        assert_eq!(o.thr_o, 10 << 7);
+        let v: Vec<Verdict> = o.verdicts(&p).collect();
+        assert_eq!(
+            v,
+            [
+                Verdict::Shared,
+                Verdict::Shared,
+                Verdict::Drop,
+                Verdict::Drop
+            ]
+        );
+        assert_eq!(m.state().shr_used_q, 6);
+        assert_eq!(m.state().drop_ll_q, 2);
+        assert!(o.pause_o[5 * PRIOS + 3] && o.pause_o[7 * PRIOS + 3]);
+        // Port fields are local (one bit per lane here): port 3 is local
+        // port 1 of lane 1, port 1 local port 1 of lane 0.
+        assert_eq!(i.arr_port_i, 0b1111);
+        // Four free cells left: shares 1, 1, 1, 1.
+        let mut i = MmuInputs::zero(&p);
+        i.set_arr(&p, 3, 2);
+        i.set_arr(&p, 2 * PRIOS + 3, 1);
+        let o = m.step(&i);
+        assert_eq!(
+            (o.verdict(0), o.verdict(1)),
+            (Verdict::Drop, Verdict::Shared)
+        );
+        m.assert_invariants();
+    }
+
+    #[test]
+    fn one_lane_params_keep_their_label() {
+        assert_eq!(MmuParams::default().label(), "p4cw16");
+        assert_eq!(Mmu::variants()[2].label(), "p32cw16npipe4");
+        let bad = MmuParams {
+            ports: 4,
+            cw: 16,
+            npipe: 4,
+        };
+        let e = Mmu::check(&bad, &Mmu::default_config(&bad)).unwrap_err();
+        assert!(e.msg.contains("4 lanes need at least 8 ports"), "{e}");
     }
 }

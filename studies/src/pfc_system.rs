@@ -11,7 +11,7 @@
 //! `eta = 2 (C Dprop + L_MTU) + 3840 B` is `eta = D / 4 + 2 L + 60` cells for
 //! a one-way delay of `D` cycles and an MTU of `L` cells.
 
-use arbitrary_int::{i4, u3, u6};
+use arbitrary_int::{i4, u3};
 use model::eth::{beats, data_frame, mac_bytes, Beat};
 use model::mmu::{Mmu, MmuConfig, MmuInputs, MmuParams, Verdict};
 use model::pfc::{Pfc, PfcConfig, PfcInputs, PfcParams, RxClass, PRIOS};
@@ -262,27 +262,21 @@ pub fn run(s: &Setup) -> Outcome {
         let mut mi = MmuInputs::zero(&mp);
         if fwd.front() == Some(&t) {
             fwd.pop_front();
-            mi.arr_valid_i = true;
-            mi.arr_port_i = s.port as u8;
-            mi.arr_prio_i = arbitrary_int::u3::new(PRIO as u8);
-            mi.arr_len_i = u6::new(l as u8);
+            mi.set_arr(&mp, q, l);
         }
         if t >= s.stall_cycles {
             if dep_timer == 0 {
                 let st = mmu.state();
                 let have = st.priv_q[q] + st.shr_q[q] + st.hdr_q[q];
                 if have > 0 {
-                    mi.dep_valid_i = true;
-                    mi.dep_port_i = s.port as u8;
-                    mi.dep_prio_i = arbitrary_int::u3::new(PRIO as u8);
-                    mi.dep_len_i = u6::new(have.min(l) as u8);
+                    mi.set_dep(&mp, q, have.min(l));
                 }
                 dep_timer = pkt_cycles;
             }
             dep_timer -= 1;
         }
         let mo = mmu.step(&mi);
-        let v = Verdict::from_code(mo.verdict_o);
+        let v = mo.verdict(0);
         if v == Verdict::Drop {
             out.drops += 1;
         }

@@ -439,7 +439,8 @@ fn mmu_config(a: &SizeArgs, heads: &[Headroom]) -> Result<(MmuParams, MmuConfig)
         .collect();
     vs.sort_by_key(|p| (std::cmp::Reverse(p.cw), p.ports));
     let p = *vs.first().ok_or_else(|| {
-        anyhow!("cable: {n} cable lengths, but the largest MMU variant has 8 ports")
+        let most = Mmu::variants().iter().map(|p| p.ports).max().unwrap_or(0);
+        anyhow!("cable: {n} cable lengths, but the largest MMU variant has {most} ports")
     })?;
     let max = p.max();
     let b = a.buffer_cells.unwrap_or(max);

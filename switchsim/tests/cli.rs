@@ -109,7 +109,7 @@ fn a_mismatch_exits_1_with_the_report() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
     assert!(
-        out.contains("MISMATCH in mmu (p4cw16) at cycle 1500"),
+        out.contains("MISMATCH in mmu (p4cw16) at model step 1500, RTL clock 1502"),
         "{out}"
     );
     assert!(out.contains("signal:     thr_o"), "{out}");
@@ -172,7 +172,7 @@ fn an_unwritable_output_folder_does_not_hide_a_mismatch() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
     assert!(
-        out.contains("MISMATCH in mmu (p4cw16) at cycle 200"),
+        out.contains("MISMATCH in mmu (p4cw16) at model step 200, RTL clock 202"),
         "{out}"
     );
     assert!(out.contains("signal:     thr_o"), "{out}");
@@ -825,6 +825,44 @@ fn size_prints_the_sizing_and_writes_configurations_that_run() {
     );
 }
 
+/// Thirty-two cables size the 32-port MMU (four lanes): one headroom per
+/// port, and the configuration it writes runs in lockstep.
+#[test]
+fn size_writes_the_32_port_mmu() {
+    let cables: Vec<&str> = ["10", "100", "300", "30"].repeat(8);
+    let o = switchsim(&[
+        "size",
+        "--speed",
+        "400",
+        "--cable",
+        &cables.join(","),
+        "--write",
+        "sized-mmu32.toml",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("variant p32cw16npipe4"), "{out}");
+    let mmu = std::fs::read_to_string(scratch().join("sized-mmu32.toml")).unwrap();
+    assert!(mmu.contains("variant = \"p32cw16npipe4\""), "{mmu}");
+    let hdrm = mmu
+        .lines()
+        .find(|l| l.starts_with("hdrm_cells = ["))
+        .expect("a headroom line");
+    let list = &hdrm[..hdrm.find(']').unwrap()];
+    assert_eq!(list.matches(',').count(), 31, "{hdrm}");
+    let o = switchsim(&[
+        "run",
+        "mmu",
+        "--config",
+        "sized-mmu32.toml",
+        "--cycles",
+        "2000",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("PASS mmu p32cw16npipe4"), "{out}");
+}
+
 #[test]
 fn size_bad_input_exits_2() {
     assert_bad_input(
@@ -835,8 +873,8 @@ fn size_bad_input_exits_2() {
     assert_bad_input(&switchsim(&["size", "--load", "1"]), &["load", "(0, 1)"]);
     assert_bad_input(&switchsim(&["size", "--cable", "10,x"]), &["--cable"]);
     assert_bad_input(
-        &switchsim(&["size", "--cable", "1,2,3,4,5,6,7,8,9"]),
-        &["9 cable lengths", "8 ports"],
+        &switchsim(&["size", "--cable", &["5"; 33].join(",")]),
+        &["33 cable lengths", "32 ports"],
     );
     assert_bad_input(
         &switchsim(&["size", "--cable", "300", "--buffer-cells", "500"]),

@@ -111,7 +111,10 @@ fn a_full_disk_does_not_hide_the_verdict() {
     };
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
-    assert!(t.contains("MISMATCH in mmu (p4cw16) at cycle 1500"), "{t}");
+    assert!(
+        t.contains("MISMATCH in mmu (p4cw16) at model step 1500, RTL clock 1502"),
+        "{t}"
+    );
     assert!(t.contains("signal:     verdict_o"), "{t}");
     // And JSON keeps the verdict too.
     let Some(o) = on_small_disk(

@@ -36,10 +36,16 @@ fn first_diff(o: &Output) -> (u64, String, String, String) {
             .unwrap_or("")
             .to_string()
     };
+    // "at cycle N", or "at model step N, RTL clock M" where the run is
+    // aligned (a design without the optional outputs): the model's axis.
     let cycle = out
         .lines()
-        .find_map(|l| l.split(" at cycle ").nth(1))
-        .and_then(|r| r.split_whitespace().next())
+        .find_map(|l| {
+            l.split(" at cycle ")
+                .nth(1)
+                .or_else(|| l.split(" at model step ").nth(1))
+        })
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
         .and_then(|c| c.parse().ok())
         .unwrap_or_else(|| panic!("no mismatch cycle in:\n{out}"));
     (

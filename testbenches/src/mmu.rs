@@ -19,7 +19,7 @@
 
 use crate::rng::Rng;
 use crate::Bench;
-use arbitrary_int::{i4, u3, u6};
+use arbitrary_int::i4;
 use model::mmu::{Mmu, MmuConfig, MmuInputs, MmuOutputs, MmuParams, PRIOS};
 use model::stim::{Cycle, Generator, Step};
 use model::{Block, PortGroup};
@@ -45,15 +45,23 @@ pub enum Target {
     Fullest,
 }
 
+/// What one lane should do in one cycle.
+#[derive(Clone, Copy, Debug)]
+pub struct LaneIntent {
+    /// An arrival of `len` cells.
+    pub arr: Option<(Target, u8)>,
+    /// A departure.
+    pub dep: Option<(Target, DepLen)>,
+}
+
 /// What one cycle should do.
 #[derive(Clone, Debug)]
 pub struct Intent {
     /// Hold reset for this cycle.
     pub reset: bool,
-    /// An arrival of `len` cells.
-    pub arr: Option<(Target, u8)>,
-    /// A departure.
-    pub dep: Option<(Target, DepLen)>,
+    /// Each lane's arrival and departure (a `Target::Queue(q)` of lane `l`
+    /// means queue `q` folded into the lane's slice).
+    pub lanes: Vec<LaneIntent>,
 }
 
 fn cfg_of(p: &MmuParams, v: CfgDraw) -> MmuConfig {
@@ -301,48 +309,52 @@ impl MmuGen {
         let nq = self.p.queues();
         let r = &mut self.rng;
         let reset = r.chance(0.0005);
-        let arr = r
-            .chance(self.arr_p)
-            .then(|| (draw_target(r, nq, &self.hot, false), draw_len(r)));
-        let dep = r
-            .chance(self.dep_p)
-            .then(|| (draw_target(r, nq, &self.hot, true), draw_dep_len(r)));
-        Intent { reset, arr, dep }
+        let lanes = (0..self.p.npipe)
+            .map(|_| {
+                let arr = r
+                    .chance(self.arr_p)
+                    .then(|| (draw_target(r, nq, &self.hot, false), draw_len(r)));
+                let dep = r
+                    .chance(self.dep_p)
+                    .then(|| (draw_target(r, nq, &self.hot, true), draw_dep_len(r)));
+                LaneIntent { arr, dep }
+            })
+            .collect();
+        Intent { reset, lanes }
     }
 }
 
 /// Realises one intent against the golden model `m` (before the cycle)
-/// into the inputs `i`.
+/// into the inputs `i`: lane `l`'s targets are folded into its slice of
+/// queues (with one lane, the queue itself).
 pub fn realize(m: &Mmu, it: &Intent, i: &mut MmuInputs) {
     let p = m.params();
-    let nq = p.queues();
+    let lq = p.lane_queues();
     let st = m.state();
     let occ = |q: usize| st.priv_q[q] + st.shr_q[q] + st.hdr_q[q];
-    let pick = |t: Target| match t {
-        Target::Queue(q) => q % nq,
-        Target::Fullest => (0..nq).max_by_key(|&q| (occ(q), q)).unwrap_or(0),
-    };
     *i = MmuInputs::zero(p);
-    if let Some((t, len)) = it.arr {
-        let q = pick(t);
-        i.arr_valid_i = true;
-        i.arr_port_i = (q / PRIOS) as u8;
-        i.arr_prio_i = u3::new((q % PRIOS) as u8);
-        i.arr_len_i = u6::new(len);
-    }
-    if let Some((t, l)) = it.dep {
-        let q = pick(t);
-        let have = occ(q).min(63) as u8;
-        let len = match l {
-            DepLen::UpTo(n) => n.min(have),
-            DepLen::All => have,
-            DepLen::Raw(n) => n,
+    for (l, li) in it.lanes.iter().enumerate() {
+        let base = l * lq;
+        let pick = |t: Target| match t {
+            Target::Queue(q) => base + q % lq,
+            Target::Fullest => (base..base + lq)
+                .max_by_key(|&q| (occ(q), q))
+                .unwrap_or(base),
         };
-        if len > 0 || matches!(l, DepLen::Raw(_)) {
-            i.dep_valid_i = true;
-            i.dep_port_i = (q / PRIOS) as u8;
-            i.dep_prio_i = u3::new((q % PRIOS) as u8);
-            i.dep_len_i = u6::new(len);
+        if let Some((t, len)) = li.arr {
+            i.set_arr(p, pick(t), len as u32);
+        }
+        if let Some((t, l)) = li.dep {
+            let q = pick(t);
+            let have = occ(q).min(63) as u8;
+            let len = match l {
+                DepLen::UpTo(n) => n.min(have),
+                DepLen::All => have,
+                DepLen::Raw(n) => n,
+            };
+            if len > 0 || matches!(l, DepLen::Raw(_)) {
+                i.set_dep(p, q, len as u32);
+            }
         }
     }
 }
@@ -380,8 +392,34 @@ impl Bench for Mmu {
                 about:
                     "seed 001: port 2's upstream reacts in 30 cycles, its headroom sized for that; \
                         ports 0, 1, 3 sized for 0, 12 and 100 cycles: no drop",
-                build: || scenario::headroom_on(2, 4, 30, &scenario::per_port_headroom()).0,
+                build: || {
+                    let p = MmuParams::default();
+                    scenario::headroom_on(p, 2, 4, 30, &scenario::per_port_headroom(p.ports)).0
+                },
                 check: Some(scenario::no_drop),
+            },
+            crate::Scenario {
+                name: "headroom-p32",
+                about: "seed 000/001 at 32 ports x 4 lanes: port 22 (lane 2) reacts in 30 cycles, \
+                        every port's headroom sized for its own delay while the other lanes \
+                        fill their queues: no drop",
+                build: || {
+                    let p = scenario::p32();
+                    scenario::headroom_on(p, 22, 4, 30, &scenario::per_port_headroom(p.ports)).0
+                },
+                check: Some(scenario::no_drop),
+            },
+            crate::Scenario {
+                name: "headroom-p32-short",
+                about: "the same with port 22's headroom one packet short: its last packet \
+                        is dropped, nothing else",
+                build: || {
+                    let p = scenario::p32();
+                    let mut h = scenario::per_port_headroom(p.ports);
+                    h[22] -= 4;
+                    scenario::headroom_on(p, 22, 4, 30, &h).0
+                },
+                check: Some(scenario::last_packet_dropped),
             },
             crate::Scenario {
                 name: "dt-steady-state",
@@ -389,6 +427,13 @@ impl Bench for Mmu {
                     "seed 001: 4 queues under the Dynamic Threshold (alpha = 1) settle at Bs/5 each",
                 build: || scenario::dt_fill(MmuParams::default(), 0, 4, 3000),
                 check: Some(|s, o| scenario::dt_settled(s, o, 4)),
+            },
+            crate::Scenario {
+                name: "dt-steady-state-p32",
+                about: "seed 001 at 32 ports x 4 lanes: 16 queues (4 per lane, arriving in the \
+                        same clocks) under alpha = 1 settle at Bs/17 each",
+                build: || scenario::dt_fill(scenario::p32(), 0, 16, 3000),
+                check: Some(|s, o| scenario::dt_settled(s, o, 16)),
             },
             crate::Scenario {
                 name: "dt-alpha-quarter",
@@ -417,13 +462,19 @@ pub mod scenario {
     use model::mmu::Verdict;
     use model::stim::Stimulus;
 
-    fn drive(port: usize, prio: usize, len: u8) -> MmuInputs {
-        let mut i = MmuInputs::zero(&MmuParams::default());
-        i.arr_valid_i = true;
-        i.arr_port_i = port as u8;
-        i.arr_prio_i = u3::new(prio as u8);
-        i.arr_len_i = u6::new(len);
+    fn drive(p: &MmuParams, port: usize, prio: usize, len: u8) -> MmuInputs {
+        let mut i = MmuInputs::zero(p);
+        i.set_arr(p, port * PRIOS + prio, len as u32);
         i
+    }
+
+    /// The large variant: 32 ports, 4 lanes (seed 000's 32 x 400G).
+    pub fn p32() -> MmuParams {
+        MmuParams {
+            ports: 32,
+            cw: 16,
+            npipe: 4,
+        }
     }
 
     /// Headroom sizing, seed case 3 (`PAUSE`) and the headroom formula: one
@@ -440,9 +491,10 @@ pub mod scenario {
     /// Returns the stimulus (with headroom `eta`) and `eta_needed`.
     pub fn headroom(len: u8, d: usize, eta: u32) -> (Stimulus<Mmu>, u32) {
         // Only port 0 carries traffic: the other ports get no headroom.
-        let mut hdrm = vec![0; MmuParams::default().ports];
+        let p = MmuParams::default();
+        let mut hdrm = vec![0; p.ports];
         hdrm[0] = eta;
-        headroom_on(0, len, d, &hdrm)
+        headroom_on(p, 0, len, d, &hdrm)
     }
 
     /// The headroom needed by an upstream sending packets of `len` cells
@@ -452,25 +504,33 @@ pub mod scenario {
     }
 
     /// Headroom per port for upstreams that stop 0, 12, 30 and 100 cycles
-    /// after PAUSE, packets of 4 cells (the `headroom-per-port` scenario).
-    pub fn per_port_headroom() -> Vec<u32> {
-        [0, 12, 30, 100]
-            .iter()
-            .map(|&d| headroom_needed(4, d))
+    /// after PAUSE (port `k` the `k % 4`-th), packets of 4 cells (the
+    /// `headroom-per-port` scenarios).
+    pub fn per_port_headroom(ports: usize) -> Vec<u32> {
+        (0..ports)
+            .map(|k| headroom_needed(4, [0, 12, 30, 100][k % 4]))
             .collect()
     }
 
-    /// [`headroom`] on ingress port `port`, every port's headroom given
-    /// (`hdrm`, `cfg_hdrm_cells_i`): only `hdrm[port]` may decide a drop.
-    pub fn headroom_on(port: usize, len: u8, d: usize, hdrm: &[u32]) -> (Stimulus<Mmu>, u32) {
-        let p = MmuParams::default();
+    /// [`headroom`] on ingress port `port` of variant `p`, every port's
+    /// headroom given (`hdrm`, `cfg_hdrm_cells_i`): only `hdrm[port]` may
+    /// decide a drop. With several lanes, one port of every other lane
+    /// sends a packet of `len` cells into a lossy priority in the same
+    /// clocks (busy lanes that do not touch the pools of the lossless one).
+    pub fn headroom_on(
+        p: MmuParams,
+        port: usize,
+        len: u8,
+        d: usize,
+        hdrm: &[u32],
+    ) -> (Stimulus<Mmu>, u32) {
         assert_eq!(hdrm.len(), p.ports);
         let l = len as u32;
         let needed = headroom_needed(len, d);
         let bs = 20 * l;
         let cfg = MmuConfig {
-            cfg_buf_cells_i: bs + hdrm.iter().sum::<u32>(), // priority 3 only
-            cfg_lossy_cells_i: 0,
+            cfg_buf_cells_i: bs + hdrm.iter().sum::<u32>() + 1000, // priority 3 lossless
+            cfg_lossy_cells_i: 1000,
             cfg_priv_cells_i: 0,
             cfg_hdrm_cells_i: hdrm.to_vec(),
             cfg_xon_cells_i: l,
@@ -478,6 +538,8 @@ pub mod scenario {
             cfg_alpha_lossy_i: i4::new(0),
             cfg_lossless_i: 1 << 3,
         };
+        let lane = p.lane_of(port * PRIOS);
+        let per_lane = p.ports / p.npipe;
         let mut m = Mmu::new(&p, &cfg);
         let mut cycles = Vec::new();
         let mut paused_at: Option<usize> = None;
@@ -489,11 +551,19 @@ pub mod scenario {
                     break;
                 }
             }
-            let i = if t.is_multiple_of(len as usize) {
-                drive(port, 3, len)
+            let mut i = if t.is_multiple_of(len as usize) {
+                drive(&p, port, 3, len)
             } else {
                 MmuInputs::zero(&p)
             };
+            for other in (0..p.npipe).filter(|&o| o != lane) {
+                // Lossy traffic in and out of the other lanes' first port.
+                let q = other * per_lane * PRIOS;
+                i.set_arr(&p, q, len as u32);
+                if t > 8 {
+                    i.set_dep(&p, q, len as u32);
+                }
+            }
             let o = m.step(&i);
             if o.pause_o[port * PRIOS + 3] && paused_at.is_none() {
                 paused_at = Some(t);
@@ -518,11 +588,20 @@ pub mod scenario {
         )
     }
 
+    /// The port of the `k`-th queue of [`dt_fill`]: spread over the lanes
+    /// (lane `k % NPIPE`), so that with one lane it is port `k`.
+    pub fn dt_port(p: &MmuParams, k: usize) -> usize {
+        (k % p.npipe) * (p.ports / p.npipe) + k / p.npipe
+    }
+
     /// Dynamic Threshold steady state: `n` lossless queues (priority 3 of
-    /// ports `0..n`, `n <= P`) fed round robin with one-cell packets by
-    /// upstreams that obey PAUSE, no egress. Each queue stops at its
-    /// threshold: in steady state `s = alpha * (Bs - n s)`, i.e. each settles
-    /// at `alpha * Bs / (1 + n * alpha)`.
+    /// ports [`dt_port`]`(0..n)`, `n <= P`) fed with one-cell packets by upstreams that
+    /// obey PAUSE, no egress. Each lane serves its own ports of the `n`
+    /// round robin, one arrival per clock (with several lanes, several
+    /// queues take cells in the same clock under one threshold snapshot).
+    /// Each queue stops at its threshold: in steady state
+    /// `s = alpha * (Bs - n s)`, i.e. each settles at
+    /// `alpha * Bs / (1 + n * alpha)`.
     pub fn dt_fill(p: MmuParams, alpha_k: i8, n: usize, bs: u32) -> Stimulus<Mmu> {
         assert!(n <= p.ports);
         let eta = 4;
@@ -538,19 +617,24 @@ pub mod scenario {
         };
         let mut m = Mmu::new(&p, &cfg);
         let mut cycles = Vec::new();
-        let mut rr = 0usize;
+        let lanes: Vec<Vec<usize>> = (0..p.npipe)
+            .map(|l| (0..n).filter(|&k| k % p.npipe == l).collect())
+            .collect();
+        let mut rr = vec![0usize; p.npipe];
         let mut off = vec![false; n];
         while off.iter().any(|o| !o) {
-            while off[rr % n] {
-                rr += 1;
+            let mut i = MmuInputs::zero(&p);
+            for (l, ports) in lanes.iter().enumerate() {
+                let k = ports.len();
+                if let Some(j) = (0..k).find(|j| !off[ports[(rr[l] + j) % k]]) {
+                    let port = dt_port(&p, ports[(rr[l] + j) % k]);
+                    rr[l] += j + 1;
+                    i.set_arr(&p, port * PRIOS + 3, 1);
+                }
             }
-            let port = rr % n;
-            rr += 1;
-            let mut i = drive(port, 3, 1);
-            i.arr_port_i = port as u8;
             let o = m.step(&i);
-            if o.pause_o[port * PRIOS + 3] {
-                off[port] = true;
+            for (k, f) in off.iter_mut().enumerate() {
+                *f |= o.pause_o[dt_port(&p, k) * PRIOS + 3];
             }
             cycles.push(Cycle::Drive(i));
             assert!(cycles.len() < 1_000_000);
@@ -573,22 +657,29 @@ pub mod scenario {
     }
 
     /// Scenario check: no packet dropped (no `drop` verdict in any cycle).
-    pub fn no_drop(_: &Stimulus<Mmu>, outs: &[MmuOutputs]) -> Result<(), String> {
+    pub fn no_drop(s: &Stimulus<Mmu>, outs: &[MmuOutputs]) -> Result<(), String> {
         match outs
             .iter()
-            .position(|o| Verdict::from_code(o.verdict_o) == Verdict::Drop)
+            .position(|o| o.verdicts(&s.params).any(|v| v == Verdict::Drop))
         {
             Some(t) => Err(format!("a packet dropped in cycle {t}")),
             None => Ok(()),
         }
     }
 
-    /// Scenario check: the last packet, and only it, is dropped.
-    pub fn last_packet_dropped(_: &Stimulus<Mmu>, outs: &[MmuOutputs]) -> Result<(), String> {
+    /// Scenario check: the last lossless packet, and only it, is dropped
+    /// (and no lossy packet).
+    pub fn last_packet_dropped(s: &Stimulus<Mmu>, outs: &[MmuOutputs]) -> Result<(), String> {
+        if let Some(t) = outs
+            .iter()
+            .position(|o| o.verdicts(&s.params).any(|v| v == Verdict::LossyDrop))
+        {
+            return Err(format!("a lossy packet dropped in cycle {t}"));
+        }
         let v: Vec<Verdict> = outs
             .iter()
-            .map(|o| Verdict::from_code(o.verdict_o))
-            .filter(|v| *v != Verdict::None)
+            .flat_map(|o| o.verdicts(&s.params).collect::<Vec<_>>())
+            .filter(|v| !matches!(v, Verdict::None | Verdict::Lossy))
             .collect();
         let drops = v.iter().filter(|v| **v == Verdict::Drop).count();
         if drops == 1 && v.last() == Some(&Verdict::Drop) {
@@ -607,7 +698,8 @@ pub mod scenario {
         let bs = s.config.cfg_buf_cells_i - s.config.cfg_hdrm_cells_i.iter().sum::<u32>();
         let want = dt_steady_state(s.config.cfg_alpha_i.value(), n, bs);
         let last = outs.last().ok_or("no cycles")?;
-        for port in 0..n {
+        for k in 0..n {
+            let port = dt_port(&s.params, k);
             let got = last.q_shr_o[port * PRIOS + 3] as f64;
             if (got - want).abs() > 1.0 {
                 return Err(format!(
@@ -618,13 +710,13 @@ pub mod scenario {
         Ok(())
     }
 
-    /// The verdict of every cycle of `s`, from the golden model.
+    /// The verdict of lane 0 in every cycle of `s`, from the golden model.
     pub fn verdicts(s: &Stimulus<Mmu>) -> Vec<Verdict> {
         let mut m = Mmu::new(&s.params, &s.config);
         s.cycles
             .iter()
             .map(|c| match c {
-                Cycle::Drive(i) => Verdict::from_code(m.step(i).verdict_o),
+                Cycle::Drive(i) => m.step(i).verdict(0),
                 Cycle::Reset => {
                     m = Mmu::new(&s.params, &s.config);
                     Verdict::None

@@ -383,7 +383,7 @@ fn refresh_point_zero_refreshes_at_expiry() {
 /// drains below Xon.
 #[test]
 fn hysteresis_around_xoff_gives_one_xoff() {
-    use arbitrary_int::{i4, u3, u6};
+    use arbitrary_int::i4;
     use model::mmu::{Mmu, MmuConfig, MmuInputs, MmuParams};
     let mp = MmuParams::default();
     let mc = MmuConfig {
@@ -409,14 +409,10 @@ fn hysteresis_around_xoff_gives_one_xoff() {
     let one = |arr: bool, dep: bool| {
         let mut i = MmuInputs::zero(&mp);
         if arr {
-            i.arr_valid_i = true;
-            i.arr_prio_i = u3::new(3);
-            i.arr_len_i = u6::new(1);
+            i.set_arr(&mp, 3, 1);
         }
         if dep {
-            i.dep_valid_i = true;
-            i.dep_prio_i = u3::new(3);
-            i.dep_len_i = u6::new(1);
+            i.set_dep(&mp, 3, 1);
         }
         i
     };
@@ -436,9 +432,7 @@ fn hysteresis_around_xoff_gives_one_xoff() {
             one(false, true) // drain
         };
         let mo = mmu.step(&i);
-        if (51..4000).contains(&t)
-            && model::mmu::Verdict::from_code(mo.verdict_o) == model::mmu::Verdict::Headroom
-        {
+        if (51..4000).contains(&t) && mo.verdict(0) == model::mmu::Verdict::Headroom {
             crossings += 1;
         }
         pauses += mo.pause_o[3] as u32;

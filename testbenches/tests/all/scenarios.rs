@@ -38,6 +38,21 @@ fn a_scenario_check_refuses_the_wrong_outcome() {
     let steady = (by("dt-steady-state").build)();
     let outs = outputs(&steady);
     assert!((quarter.check.unwrap())(&steady, &outs).is_err());
+    // At 32 ports and 4 lanes: the sized headroom and one packet short
+    // tell each other apart, and the 16-queue steady state is not the
+    // 4-queue one.
+    let (ok32, short32) = (by("headroom-p32"), by("headroom-p32-short"));
+    let (a, b) = ((ok32.build)(), (short32.build)());
+    let (oa, ob) = (outputs(&a), outputs(&b));
+    assert!((ok32.check.unwrap())(&a, &oa).is_ok());
+    assert!((short32.check.unwrap())(&b, &ob).is_ok());
+    assert!((ok32.check.unwrap())(&b, &ob).is_err());
+    assert!((short32.check.unwrap())(&a, &oa).is_err());
+    let st32 = by("dt-steady-state-p32");
+    let s32 = (st32.build)();
+    let o32 = outputs(&s32);
+    assert!((st32.check.unwrap())(&s32, &o32).is_ok());
+    assert!((by("dt-steady-state").check.unwrap())(&s32, &o32).is_err());
     use model::pfc::Pfc;
     let sc = Pfc::scenarios();
     let shared = sc.iter().find(|s| s.name == "shared-frame").unwrap();
