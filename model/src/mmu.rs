@@ -245,23 +245,38 @@ impl MmuInputs {
     /// Drives an arrival of `len` cells to queue `q` (global index) in the
     /// lane that serves it; returns the lane.
     pub fn set_arr(&mut self, p: &MmuParams, q: usize, len: u32) -> usize {
-        let lane = p.lane_of(q);
-        let local = (q / PRIOS) % (p.ports / p.npipe);
-        self.arr_valid_i |= 1 << lane;
-        self.arr_port_i = set_field(self.arr_port_i as u64, lane, p.lpw(), local as u64) as u32;
-        self.arr_prio_i = set_field(self.arr_prio_i as u64, lane, 3, (q % PRIOS) as u64) as u32;
-        self.arr_len_i = set_field(self.arr_len_i, lane, LW, len as u64);
-        lane
+        let f = (
+            &mut self.arr_valid_i,
+            &mut self.arr_port_i,
+            &mut self.arr_prio_i,
+            &mut self.arr_len_i,
+        );
+        Self::drive(p, f, q, len)
     }
     /// Drives a departure of `len` cells from queue `q` in the lane that
     /// serves it; returns the lane.
     pub fn set_dep(&mut self, p: &MmuParams, q: usize, len: u32) -> usize {
+        let f = (
+            &mut self.dep_valid_i,
+            &mut self.dep_port_i,
+            &mut self.dep_prio_i,
+            &mut self.dep_len_i,
+        );
+        Self::drive(p, f, q, len)
+    }
+    /// Sets lane `lane_of(q)`'s valid bit, local port, priority and length.
+    fn drive(
+        p: &MmuParams,
+        (valid, port, prio, l): (&mut u32, &mut u32, &mut u32, &mut u64),
+        q: usize,
+        len: u32,
+    ) -> usize {
         let lane = p.lane_of(q);
         let local = (q / PRIOS) % (p.ports / p.npipe);
-        self.dep_valid_i |= 1 << lane;
-        self.dep_port_i = set_field(self.dep_port_i as u64, lane, p.lpw(), local as u64) as u32;
-        self.dep_prio_i = set_field(self.dep_prio_i as u64, lane, 3, (q % PRIOS) as u64) as u32;
-        self.dep_len_i = set_field(self.dep_len_i, lane, LW, len as u64);
+        *valid |= 1 << lane;
+        *port = set_field(*port as u64, lane, p.lpw(), local as u64) as u32;
+        *prio = set_field(*prio as u64, lane, 3, (q % PRIOS) as u64) as u32;
+        *l = set_field(*l, lane, LW, len as u64);
         lane
     }
 }
