@@ -59,8 +59,109 @@ fn hex_line(groups: &[(&Layout, &[u32])], total_bits: u32) -> String {
         .collect()
 }
 
-/// Inputs and golden-model outputs of every cycle of `stim`, power-on reset
-/// included (as the lockstep runner drives them).
+/// One RTL clock of the golden vectors: `rst_ni`, the packed inputs, the
+/// packed expected outputs and whether they are compared in this clock.
+struct Row {
+    rst: u32,
+    inputs: Vec<u32>,
+    outputs: Vec<u32>,
+    check: bool,
+}
+
+/// The RTL clocks of `stim`, power-on reset included, as the lockstep
+/// runner drives them under the block's alignment (`docs/conventions.md`,
+/// "Alignment"): `K` clocks per step with its inputs held, every output of
+/// step `t` compared in clock `t K + L`; a reset step voids the comparisons
+/// of earlier steps that fall at or after its first clock, and its own
+/// outputs are compared only in the plain contract (`K = 1`, `L = 0`);
+/// after the last step the inputs are zero until the last comparison.
+/// One latency for every output, no pulse input, no strobe (the vectors
+/// carry one compare bit per clock); state paths are not compared here.
+fn rows<B: Block>(stim: &Stimulus<B>) -> Result<Vec<Row>> {
+    let p = &stim.params;
+    let il = B::Inputs::layout(p);
+    let ol = B::Outputs::layout(p);
+    let al = B::alignment(p);
+    let k = al.clocks_per_step.max(1) as usize;
+    let lat = al.latency as usize;
+    if al.compare != model::timing::Compare::Latency
+        || al.port_latency.iter().any(|(_, l)| *l as usize != lat)
+        || (k > 1 && !al.pulse.is_empty())
+    {
+        anyhow::bail!(
+            "{}: golden vectors need one latency for every output and no strobe or pulse input",
+            B::NAME
+        );
+    }
+    let plain = k == 1 && lat == 0;
+    let mut model = B::new(p, &stim.config);
+    let zero = B::Inputs::zero(p);
+    let mut reset_out = vec![0u32; ol.words];
+    B::new(p, &stim.config)
+        .step(&zero)
+        .pack(p, &mut reset_out)
+        .map_err(|e| anyhow!("{e}"))?;
+    let steps = POWER_ON_RESET as usize + stim.cycles.len();
+    let mut rows: Vec<Row> = Vec::with_capacity(steps * k + lat);
+    let mut pending: Vec<(usize, Vec<u32>)> = Vec::new();
+    for t in 0..steps {
+        let s = t as i64 - POWER_ON_RESET as i64;
+        let c = if s < 0 {
+            &Cycle::Reset
+        } else {
+            &stim.cycles[s as usize]
+        };
+        let mut iw = vec![0u32; il.words];
+        let (r, out) = match c {
+            Cycle::Reset => {
+                model = B::new(p, &stim.config);
+                // The reset clears the pipeline: results due from now on
+                // are not compared.
+                pending.retain(|(at, _)| *at < t * k);
+                (0, plain.then(|| reset_out.clone()))
+            }
+            Cycle::Drive(i) => {
+                i.pack(p, &mut iw).map_err(|e| anyhow!("cycle {s}: {e}"))?;
+                let mut ow = vec![0u32; ol.words];
+                model
+                    .step(i)
+                    .pack(p, &mut ow)
+                    .map_err(|e| anyhow!("cycle {s}: {e}"))?;
+                (1, Some(ow))
+            }
+        };
+        if let Some(ow) = out {
+            if t >= 1 {
+                pending.push((t * k + lat, ow));
+            }
+        }
+        for _ in 0..k {
+            rows.push(Row {
+                rst: r,
+                inputs: iw.clone(),
+                outputs: vec![0u32; ol.words],
+                check: false,
+            });
+        }
+    }
+    let last = pending.iter().map(|(at, _)| at + 1).max().unwrap_or(0);
+    while rows.len() < last {
+        rows.push(Row {
+            rst: 1,
+            inputs: vec![0u32; il.words],
+            outputs: vec![0u32; ol.words],
+            check: false,
+        });
+    }
+    for (at, ow) in pending {
+        rows[at].outputs = ow;
+        rows[at].check = true;
+    }
+    Ok(rows)
+}
+
+/// Inputs and golden-model outputs of every RTL clock of `stim`, power-on
+/// reset included (as the lockstep runner drives them; see [`rows`]).
 pub fn vectors<B: Block>(stim: &Stimulus<B>) -> Result<Vectors> {
     let p = &stim.params;
     let cl = B::Config::layout(p);
@@ -71,16 +172,6 @@ pub fn vectors<B: Block>(stim: &Stimulus<B>) -> Result<Vectors> {
     let in_bits = bits(&inputs);
     let out_bits = bits(&ol.ports);
     let cw = stim.config.to_words(p).map_err(|e| anyhow!("{e}"))?;
-    let mut model = B::new(p, &stim.config);
-    let zero = B::Inputs::zero(p);
-    let mut reset_out = vec![0u32; ol.words];
-    B::new(p, &stim.config)
-        .step(&zero)
-        .pack(p, &mut reset_out)
-        .map_err(|e| anyhow!("{e}"))?;
-    let zero_in = vec![0u32; il.words];
-    let mut iw = vec![0u32; il.words];
-    let mut ow = vec![0u32; ol.words];
     let mut v = Vectors {
         inputs,
         outputs: ol.ports.clone(),
@@ -88,34 +179,13 @@ pub fn vectors<B: Block>(stim: &Stimulus<B>) -> Result<Vectors> {
         out_hex: vec![],
         check: vec![],
     };
-    let n = POWER_ON_RESET as usize + stim.cycles.len();
-    for t in 0..n {
-        let k = t as i64 - POWER_ON_RESET as i64;
-        let c = if k < 0 {
-            &Cycle::Reset
-        } else {
-            &stim.cycles[k as usize]
-        };
-        let (r, iws, ows): (u32, &[u32], &[u32]) = match c {
-            Cycle::Reset => {
-                model = B::new(p, &stim.config);
-                (0, &zero_in, &reset_out)
-            }
-            Cycle::Drive(i) => {
-                i.pack(p, &mut iw).map_err(|e| anyhow!("cycle {k}: {e}"))?;
-                model
-                    .step(i)
-                    .pack(p, &mut ow)
-                    .map_err(|e| anyhow!("cycle {k}: {e}"))?;
-                (1, &iw, &ow)
-            }
-        };
+    for row in rows(stim)? {
         v.in_hex.push(hex_line(
-            &[(&rst, &[r][..]), (&cl, &cw), (&il, iws)],
+            &[(&rst, &[row.rst][..]), (&cl, &cw), (&il, &row.inputs)],
             in_bits,
         ));
-        v.out_hex.push(hex_line(&[(&ol, ows)], out_bits));
-        v.check.push(t >= 1);
+        v.out_hex.push(hex_line(&[(&ol, &row.outputs)], out_bits));
+        v.check.push(row.check);
     }
     Ok(v)
 }
@@ -127,46 +197,17 @@ pub type WordCycle = (bool, Vec<u32>, Vec<u32>);
 /// The same vectors word-aligned as the shim reads them.
 pub fn vectors_words<B: Block>(stim: &Stimulus<B>) -> Result<Vec<WordCycle>> {
     let p = &stim.params;
-    let il = B::Inputs::layout(p);
-    let ol = B::Outputs::layout(p);
     let cw = stim.config.to_words(p).map_err(|e| anyhow!("{e}"))?;
-    let mut model = B::new(p, &stim.config);
-    let mut reset_out = vec![0u32; ol.words];
-    B::new(p, &stim.config)
-        .step(&B::Inputs::zero(p))
-        .pack(p, &mut reset_out)
-        .map_err(|e| anyhow!("{e}"))?;
-    let n = POWER_ON_RESET as usize + stim.cycles.len();
-    let mut v = Vec::with_capacity(n);
-    for t in 0..n {
-        let k = t as i64 - POWER_ON_RESET as i64;
-        let c = if k < 0 {
-            &Cycle::Reset
-        } else {
-            &stim.cycles[k as usize]
-        };
-        let mut iw = vec![0u32; 1 + cw.len() + il.words];
-        iw[1..1 + cw.len()].copy_from_slice(&cw);
-        let ow = match c {
-            Cycle::Reset => {
-                model = B::new(p, &stim.config);
-                reset_out.clone()
-            }
-            Cycle::Drive(i) => {
-                iw[0] = 1;
-                i.pack(p, &mut iw[1 + cw.len()..])
-                    .map_err(|e| anyhow!("cycle {k}: {e}"))?;
-                let mut ow = vec![0u32; ol.words];
-                model
-                    .step(i)
-                    .pack(p, &mut ow)
-                    .map_err(|e| anyhow!("cycle {k}: {e}"))?;
-                ow
-            }
-        };
-        v.push((t >= 1, iw, ow));
-    }
-    Ok(v)
+    Ok(rows(stim)?
+        .into_iter()
+        .map(|row| {
+            let mut iw = Vec::with_capacity(1 + cw.len() + row.inputs.len());
+            iw.push(row.rst);
+            iw.extend_from_slice(&cw);
+            iw.extend_from_slice(&row.inputs);
+            (row.check, iw, row.outputs)
+        })
+        .collect())
 }
 
 /// The self-checking testbench for `vectors` of block `B`, variant `p`.
