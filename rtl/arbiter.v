@@ -15,10 +15,13 @@
 // next value at the edge that ends phase K-1.
 //   phase k < cfg_iter_i  iSLIP iteration k (grant and accept over N), on
 //                         the partial matching registered in phase k-1
-//   every phase           STX stage 1 (per-output SRQ counts k, per-input
-//                         rank c among its output's SRQs) and stage 2
-//                         (m = (r k) >> 16, window offset d), registered:
-//                         they depend on the held inputs and the LFSR only
+//   phases 0, 1, 2        STX stage 1 (per-output SRQ counts k, per-input
+//                         rank c among its output's SRQs, the credits after
+//                         the returns), stage 2 (m = (r k) >> 16, the
+//                         credits ACKs may take), stage 3 (window offset
+//                         d), each registered (K >= 4; with fewer clocks
+//                         the first stages share a phase): they depend on
+//                         the held inputs and the LFSR only
 //   phase K-1             the matching of the last iteration (registered),
 //                         the arbitrated cells of the slot (delay line),
 //                         the credits: winners (d < cap), ACKs, crossbar,
@@ -93,8 +96,9 @@ module arbiter #(
   localparam integer ITMAX  = (K == 1) ? MAXIT : ((K - 1 < MAXIT) ? K - 1 : MAXIT);
   localparam integer IPC    = (K == 1) ? MAXIT : 1;     // iterations per clock
   localparam integer PW     = (K <= 2) ? 1 : $clog2(K); // phase counter width
-  localparam integer S1REG  = (K >= 3) ? 1 : 0;         // STX stage 1 registered
-  localparam integer S2REG  = (K >= 2) ? 1 : 0;         // STX stage 2 registered
+  localparam integer S1REG  = (K >= 4) ? 1 : 0;         // STX stage 1 registered
+  localparam integer S2REG  = (K >= 3) ? 1 : 0;         // STX stage 2 registered
+  localparam integer S3REG  = (K >= 2) ? 1 : 0;         // STX stage 3 registered
   localparam integer DL     = 128;
   localparam integer EW     = IW + 1;                   // delay line entry per output
   localparam integer DW     = N * EW;
@@ -390,9 +394,11 @@ module arbiter #(
   wire [N*3-1:0]  f_gi  = (K == 1) ? gi_d  : gi_q;
 
   // ---------------------------------------------------------------------------
-  // STX stage 1: SRQs per output (k) and each SRQ's rank among its output's
-  // SRQs by input index (c); stage 2: the window start m = (r k) >> 16 and
-  // each SRQ's offset from it, d = (c - m) mod k. Inputs and LFSR only.
+  // STX stage 1: SRQs per output (k), each SRQ's rank among its output's
+  // SRQs by input index (c), the credits after the returns (u); stage 2:
+  // the window start m = (r k) >> 16, the credits ACKs may take; stage 3:
+  // each SRQ's offset from the window start, d = (c - m) mod k. Inputs,
+  // LFSR and the slot's registers only.
   // ---------------------------------------------------------------------------
   reg [N-1:0]   srq [0:N-1];       // row j: inputs speculating to output j
   reg [N-1:0]   t2_x;
@@ -400,29 +406,34 @@ module arbiter #(
   reg [N*7-1:0] k1_d, k1_q;        // per output: SRQs
   reg [N*7-1:0] c1_d, c1_q;        // per input: rank among its output's SRQs
   reg [N*7-1:0] k2_d, k2_q;        // per output: SRQs
-  reg [N*7-1:0] ki2_d, ki2_q;      // per input: SRQs at its output
-  reg [N*7-1:0] d2_d, d2_q;        // per input: offset from the window start
+  reg [N*7-1:0] m2_d, m2_q;        // per output: window start m
+  reg [N*7-1:0] ki3_d, ki3_q;      // per input: SRQs at its output
+  reg [N*7-1:0] d3_d, d3_q;        // per input: offset from the window start
   reg [N*10-1:0] u1_d, u1_q;       // per output: credits in use after the returns
   reg [N*7-1:0] av0_d, av0_q;      // per output: credits ACKs may take, no grant
   reg [N*7-1:0] av1_d, av1_q;      // ... with a grant (at most 127)
   reg [10:0]    s_u;
-  reg [N*7-1:0] m_of;
   reg [22:0]    prod;
   reg [15:0]    r_j;
   reg [6:0]     s_k, s_m, s_c;
   reg [IW-1:0]  so1, so2;
-  integer       a1, a2;
+  integer       a1, a2, a3;
   wire [N*7-1:0] k1 = (S1REG != 0) ? k1_q : k1_d;
   wire [N*7-1:0] c1 = (S1REG != 0) ? c1_q : c1_d;
   wire [N*10-1:0] u1 = (S1REG != 0) ? u1_q : u1_d;
   wire           unused_prod = ^prod[15:0];   // m uses the high bits
 
-  // Stage 1 in phase 0, stage 2 in the phase after (phase 0 when stage 1
-  // is not registered); their registers hold in the other phases. srq is
-  // needed by stage 1 and by the crossbar in phase K-1.
-  localparam [PW-1:0] PH_S2 = (S1REG != 0) ? 1 : 0;
+  // Stage 1 in phase 0, stage 2 and stage 3 each in the phase after the
+  // stage before when that one is registered (in the same phase when it is
+  // not); their registers hold in the other phases. srq is needed by stage
+  // 1 and by the crossbar in phase K-1.
+  localparam integer  PH2   = (S1REG != 0) ? 1 : 0;
+  localparam integer  PH3   = PH2 + ((S2REG != 0) ? 1 : 0);
+  localparam [PW-1:0] PH_S2 = PH2[PW-1:0];
+  localparam [PW-1:0] PH_S3 = PH3[PW-1:0];
   wire s1_en = (ph_q == {PW{1'b0}});
   wire s2_en = (ph_q == PH_S2);
+  wire s3_en = (ph_q == PH_S3);
 
   always @(*) begin
     so1    = {IW{1'b0}};
@@ -450,18 +461,12 @@ module arbiter #(
   end
 
   always @(*) begin
-    prod = 23'd0;
-    r_j  = 16'd0;
-    s_k  = 7'd0;
-    s_m  = 7'd0;
-    s_c  = 7'd0;
-    so2  = {IW{1'b0}};
-    a2   = 0;
-    m_of = {N*7{1'b0}};
+    prod  = 23'd0;
+    r_j   = 16'd0;
+    a2    = 0;
     s_u   = 11'd0;
     k2_d  = k2_q;
-    ki2_d = ki2_q;
-    d2_d  = d2_q;
+    m2_d  = m2_q;
     av0_d = av0_q;
     av1_d = av1_q;
     if (s2_en) begin
@@ -477,20 +482,13 @@ module arbiter #(
                          : (s_u + 11'd129 <= {1'b0, cfg_crd_i}) ? 7'd127
                          : cfg_crd_i[6:0] - s_u[6:0] - 7'd2;
       end
+      // The window start per output: m = (r k) >> 16.
       for (a2 = 0; a2 < N; a2 = a2 + 1) begin
         r_j  = lfsr_q[15:0] ^ out_hash(a2[15:0]);
         prod = {7'd0, r_j} * {16'd0, k1[a2*7 +: 7]};
-        m_of[a2*7 +: 7] = prod[22:16];
+        m2_d[a2*7 +: 7] = prod[22:16];
       end
       k2_d = k1;
-      for (a2 = 0; a2 < N; a2 = a2 + 1) begin
-        so2 = spec_out_i[a2*IW +: IW];
-        s_k = k1[so2*7 +: 7];
-        s_m = m_of[so2*7 +: 7];
-        s_c = c1[a2*7 +: 7];
-        ki2_d[a2*7 +: 7] = s_k;
-        d2_d[a2*7 +: 7]  = (s_c >= s_m) ? s_c - s_m : s_c + s_k - s_m;
-      end
     end
   end
 
@@ -498,29 +496,54 @@ module arbiter #(
     if (!rst_ni) begin
       k1_q  <= {N*7{1'b0}};
       c1_q  <= {N*7{1'b0}};
-      k2_q  <= {N*7{1'b0}};
-      ki2_q <= {N*7{1'b0}};
-      d2_q  <= {N*7{1'b0}};
       u1_q  <= {N*10{1'b0}};
+      k2_q  <= {N*7{1'b0}};
+      m2_q  <= {N*7{1'b0}};
       av0_q <= {N*7{1'b0}};
       av1_q <= {N*7{1'b0}};
+      ki3_q <= {N*7{1'b0}};
+      d3_q  <= {N*7{1'b0}};
     end else begin
       k1_q  <= k1_d;
       c1_q  <= c1_d;
-      k2_q  <= k2_d;
-      ki2_q <= ki2_d;
-      d2_q  <= d2_d;
       u1_q  <= u1_d;
+      k2_q  <= k2_d;
+      m2_q  <= m2_d;
       av0_q <= av0_d;
       av1_q <= av1_d;
+      ki3_q <= ki3_d;
+      d3_q  <= d3_d;
     end
   end
 
   wire [N*7-1:0] k2  = (S2REG != 0) ? k2_q  : k2_d;
-  wire [N*7-1:0] ki2 = (S2REG != 0) ? ki2_q : ki2_d;
-  wire [N*7-1:0] d2  = (S2REG != 0) ? d2_q  : d2_d;
+  wire [N*7-1:0] m2  = (S2REG != 0) ? m2_q  : m2_d;
   wire [N*7-1:0] av0 = (S2REG != 0) ? av0_q : av0_d;
   wire [N*7-1:0] av1 = (S2REG != 0) ? av1_q : av1_d;
+
+  // Stage 3: each SRQ's offset from its output's window start.
+  always @(*) begin
+    s_k   = 7'd0;
+    s_m   = 7'd0;
+    s_c   = 7'd0;
+    so2   = {IW{1'b0}};
+    a3    = 0;
+    ki3_d = ki3_q;
+    d3_d  = d3_q;
+    if (s3_en) begin
+      for (a3 = 0; a3 < N; a3 = a3 + 1) begin
+        so2 = spec_out_i[a3*IW +: IW];
+        s_k = k2[so2*7 +: 7];
+        s_m = m2[so2*7 +: 7];
+        s_c = c1[a3*7 +: 7];
+        ki3_d[a3*7 +: 7] = s_k;
+        d3_d[a3*7 +: 7]  = (s_c >= s_m) ? s_c - s_m : s_c + s_k - s_m;
+      end
+    end
+  end
+
+  wire [N*7-1:0] ki3 = (S3REG != 0) ? ki3_q : ki3_d;
+  wire [N*7-1:0] d3  = (S3REG != 0) ? d3_q  : d3_d;
 
   // ---------------------------------------------------------------------------
   // Delay line: prim_ram_1r1w banks of at most 64 bits
@@ -625,8 +648,8 @@ module arbiter #(
       for (fi = 0; fi < N; fi = fi + 1) begin
         so3    = spec_out_i[fi*IW +: IW];
         cap_j = cap_of[so3*7 +: 7];
-        k_j   = ki2[fi*7 +: 7];
-        if (stx_on && spec_valid_i[fi] && (k_j <= cap_j || d2[fi*7 +: 7] < cap_j)) begin
+        k_j   = ki3[fi*7 +: 7];
+        if (stx_on && spec_valid_i[fi] && (k_j <= cap_j || d3[fi*7 +: 7] < cap_j)) begin
           win[fi] = 1'b1;
           ack_valid_o[fi] = 1'b1;
           ack_seq_o[fi*SW +: SW] = spec_seq_i[fi*SW +: SW];

@@ -521,7 +521,7 @@ impl Block for Arbiter {
             // One clock per slot: the arbiter of the stx_switch RTL.
             ArbiterParams::new(8, 6),
             ArbiterParams::new(16, 8).clocks(8),
-            // Two clocks: STX stage 1 not registered, one iteration.
+            // Two clocks: the STX stages in one clock, one iteration.
             ArbiterParams::new(32, 10).clocks(2),
             // All eight iterations and the STX clock.
             ArbiterParams::new(64, 10).clocks(9),
