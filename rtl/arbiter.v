@@ -1,43 +1,61 @@
-// arbiter: OSMOSIS crossbar arbiter, iSLIP with speculative transmission (STX).
+// arbiter: OSMOSIS crossbar arbiter, iSLIP with speculative transmission (STX),
+// one slot over CLK_PER_SLOT clocks.
 //
 // Spec: docs/arbiter.md. Golden model: model/src/arbiter.rs.
 //
 // Parameters
-//   N   ports (inputs = outputs), a power of two, 2..64; IW = log2(N)
-//   CW  request counter width, 2..16 (saturating)
+//   N             ports (inputs = outputs), a power of two, 2..64; IW = log2(N)
+//   CW            request counter width, 2..16 (saturating)
+//   CLK_PER_SLOT  K, clocks per slot, 1..64; iSLIP iterations per slot at
+//                 most ITMAX = min(8, K - 1) (K = 1: 8, all in one clock)
 //
-// Algorithm (one slot = one clock cycle)
-//   1. request matrix = non-empty VOQ counters | this slot's new requests
-//   2. iSLIP, cfg_iter_i iterations unrolled (grant: round robin from the
-//      grant pointer; accept: round robin from the accept pointer); pointers
-//      move one past the matched partner, first iteration only
-//   3. counters: + request - grant, saturating at 2^CW - 1 (request dropped)
-//   4. delay line: the matching of slot t - D holds the crossbar in slot t
-//   5. STX (R3/R4): per output, capacity R (R - 1 beside an arbitrated cell);
-//      on overflow a cyclic window of cap requesters from a random one
-//      (m = (r * k) >> 16, r from the LFSR); winners get an ACK
-//   6. crossbar receive mask per output; 7. credits (flow control): an
-//      output with cfg_crd_i credits in use is not granted; ACKs leave one
-//      credit for grants; grants and ACKs take credits, crd_ret_i returns
-//      them (released first); 8. LFSR (16 Galois steps per slot)
+// A slot is K clocks, phases 0 .. K-1 (ph_q); the slot's inputs are held
+// for all K clocks, its outputs are valid in phase K-1, and every register
+// of the spec (counters, pointers, credits, LFSR, delay line) takes its
+// next value at the edge that ends phase K-1.
+//   phase k < cfg_iter_i  iSLIP iteration k (grant and accept over N), on
+//                         the partial matching registered in phase k-1
+//   phases 0, 1, 2        STX stage 1 (per-output SRQ counts k, per-input
+//                         rank c among its output's SRQs, the credits after
+//                         the returns), stage 2 (m = (r k) >> 16, the
+//                         credits ACKs may take), stage 3 (window offset
+//                         d), each registered (K >= 4; with fewer clocks
+//                         the first stages share a phase): they depend on
+//                         the held inputs and the LFSR only
+//   phase K-1             the matching of the last iteration (registered),
+//                         the arbitrated cells of the slot (delay line),
+//                         the credits: winners (d < cap), ACKs, crossbar,
+//                         grants, counters, pointers, credits, LFSR
+// With K = 1 the registers between these stages become wires: the eight
+// iterations, the STX resolution and the updates are one clock.
+//
+// Delay line: 128 entries of N x (valid, input) in prim_ram_1r1w banks
+// (at most 64 bits wide). The matching of slot t is written at the end of
+// its last phase at wp_q; in the same clock the entry of slot t+1-D is
+// read (registered read), for the next slot. D = 1 reads the entry being
+// written: the written matching is forwarded (dlf_q). D = 0: this slot's
+// matching. An entry of a slot before the reset is empty (rd_ok_q, from the
+// slots counted since the reset, age_q).
 //
 // Ports
 //   cfg_*    held for a run
 //   req_*    one new request per input per slot (incremental VOQ protocol)
 //   spec_*   one speculative request (SRQ) per input per slot
 //   crd_ret_i  credits each output adapter returns this slot
-//   gnt_*, ack_*, xb_*, req_drop_o: this slot (comb.)
+//   gnt_*, ack_*, xb_*, req_drop_o: this slot, valid in phase K-1
 //   voq_cnt_o, gptr_o, aptr_o, lfsr_o, crd_o: registers at the start of the slot
 //
-// Internal matrices are unpacked arrays of N-bit rows; a transpose is the
-// log2(N)-stage butterfly (swap the off-diagonal blocks at each scale).
+// Matrices are unpacked arrays of N-bit rows (a row operation is a word
+// operation in simulation); a transpose is the log2(N)-stage butterfly
+// (swap the off-diagonal blocks at each scale).
 
 `default_nettype none
 `timescale 1ns / 100ps
 
 module arbiter #(
-  parameter integer N  = 4,
-  parameter integer CW = 4
+  parameter integer N            = 4,
+  parameter integer CW           = 4,
+  parameter integer CLK_PER_SLOT = 4
 ) (
   input  wire                    clk_i,
   input  wire                    rst_ni,
@@ -71,14 +89,26 @@ module arbiter #(
   output wire                    cfg_err_o
 );
 
+  localparam integer K      = CLK_PER_SLOT;
   localparam integer IW     = $clog2(N);
   localparam integer SW     = 16;
   localparam integer MAXIT  = 8;
+  localparam integer ITMAX  = (K == 1) ? MAXIT : ((K - 1 < MAXIT) ? K - 1 : MAXIT);
+  localparam integer IPC    = (K == 1) ? MAXIT : 1;     // iterations per clock
+  localparam integer PW     = (K <= 2) ? 1 : $clog2(K); // phase counter width
+  localparam integer S1REG  = (K >= 4) ? 1 : 0;         // STX stage 1 registered
+  localparam integer S2REG  = (K >= 3) ? 1 : 0;         // STX stage 2 registered
+  localparam integer S3REG  = (K >= 2) ? 1 : 0;         // STX stage 3 registered
   localparam integer DL     = 128;
-  localparam integer EW     = IW + 1;             // delay line entry per output
+  localparam integer EW     = IW + 1;                   // delay line entry per output
+  localparam integer DW     = N * EW;
+  localparam integer NB     = (DW + 63) / 64;           // RAM banks, <= 64 bits each
   localparam [31:0]  SEED   = 32'hACE1_ACE1;
-  localparam [31:0]  TAPS   = 32'h8020_0003;      // x^32 + x^22 + x^2 + x + 1
+  localparam [31:0]  TAPS   = 32'h8020_0003;            // x^32 + x^22 + x^2 + x + 1
   localparam [CW-1:0] CMAX  = {CW{1'b1}};
+  localparam integer  KM1     = K - 1;
+  localparam [PW-1:0] PH_LAST = KM1[PW-1:0];
+  localparam [3:0]    ITMAX4  = ITMAX[3:0];
 
   // Constant masks. ENC_MASK[b*N + i] = bit b of i (one-hot -> index).
   // TMASK[s*N + c] = ((c >> s) & 1) == 0 (butterfly stage of block 2^s).
@@ -136,6 +166,22 @@ module arbiter #(
     end
   endfunction
 
+  // In-place transpose of the unpacked matrix T (N rows of N bits), a
+  // butterfly over log2(N) stages: at stage st, the off-diagonal blocks of
+  // size 2^st are swapped. ST, ROW, BLK (integers) and X (N bits) are the
+  // calling block's own work variables.
+`define ARB_TRANSPOSE(T, ST, ROW, BLK, X) \
+    for (ST = IW - 1; ST >= 0; ST = ST - 1) begin \
+      BLK = 1 << ST; \
+      for (ROW = 0; ROW < N; ROW = ROW + 1) begin \
+        if (((ROW >> ST) & 1) == 0) begin \
+          X = ((T[ROW] >> BLK) ^ T[ROW + BLK]) & TMASK[ST*N +: N]; \
+          T[ROW + BLK] = T[ROW + BLK] ^ X; \
+          T[ROW]       = T[ROW] ^ (X << BLK); \
+        end \
+      end \
+    end
+
   // (j * 16'h9E37) mod 2^16: spreads the output index over the random bits.
   function automatic [15:0] out_hash(input [15:0] j);
     begin
@@ -146,41 +192,54 @@ module arbiter #(
   // ---------------------------------------------------------------------------
   // Configuration
   // ---------------------------------------------------------------------------
-  wire       cfg_err = (cfg_recv_i == 7'd0) || (cfg_iter_i == 4'd0) || (cfg_iter_i > 4'd8);
+  wire       cfg_err = (cfg_recv_i == 7'd0) || (cfg_iter_i == 4'd0) || (cfg_iter_i > ITMAX4);
   wire [3:0] iters   = cfg_err ? 4'd0 : cfg_iter_i;
   wire       stx_on  = cfg_stx_en_i && !cfg_err;
+  wire       fc_on   = (cfg_crd_i != 10'd0);
   assign cfg_err_o = cfg_err;
 
   // ---------------------------------------------------------------------------
-  // Registers
+  // Slot registers (take their next value at the end of phase K-1)
   // ---------------------------------------------------------------------------
+  reg [PW-1:0]     ph_q, ph_d;           // phase in the slot
   reg [N*N*CW-1:0] cnt_q, cnt_d;
   reg [N*N-1:0]    nz_q, nz_d;          // row i bit j: cnt of VOQ (i, j) != 0
   reg [N*IW-1:0]   gptr_q, gptr_d;
   reg [N*IW-1:0]   aptr_q, aptr_d;
   wire [31:0]      lfsr_q;              // prim_lfsr below
-  reg [DL*N*EW-1:0] dl_q;               // DL entries of N x (valid, input)
-  reg [N*EW-1:0]   dl_wdata;
-  reg [6:0]        wp_q, wp_d;
+  reg [6:0]        wp_q, wp_d;          // delay line write pointer
+  reg [6:0]        age_q, age_d;        // slots since the reset, saturating at 127
+  reg              rd_ok_q, rd_ok_d;    // the entry read for this slot exists
+  reg              fwd_q, fwd_d;        // D = 1: this slot's entry is dlf_q
+  reg [DW-1:0]     dlf_q, dlf_d;        // the entry written at the end of the last slot
   reg [N*10-1:0]   use_q, use_d;        // credits in use per output
+  wire             last = (ph_q == PH_LAST);
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      cnt_q  <= {N*N{{CW{1'b0}}}};
-      gptr_q <= {N*IW{1'b0}};
-      aptr_q <= {N*IW{1'b0}};
-      wp_q   <= 7'd0;
-      nz_q   <= {N{{N{1'b0}}}};
-      dl_q   <= {DL{{N*EW{1'b0}}}};
-      use_q  <= {N{10'd0}};
+      ph_q    <= {PW{1'b0}};
+      cnt_q   <= {N*N{{CW{1'b0}}}};
+      nz_q    <= {N{{N{1'b0}}}};
+      gptr_q  <= {N*IW{1'b0}};
+      aptr_q  <= {N*IW{1'b0}};
+      wp_q    <= 7'd0;
+      age_q   <= 7'd0;
+      rd_ok_q <= 1'b0;
+      fwd_q   <= 1'b0;
+      dlf_q   <= {DW{1'b0}};
+      use_q   <= {N{10'd0}};
     end else begin
-      cnt_q  <= cnt_d;
-      gptr_q <= gptr_d;
-      aptr_q <= aptr_d;
-      wp_q   <= wp_d;
-      nz_q   <= nz_d;
-      use_q  <= use_d;
-      dl_q[wp_q*N*EW +: N*EW] <= dl_wdata;
+      ph_q    <= ph_d;
+      cnt_q   <= cnt_d;
+      nz_q    <= nz_d;
+      gptr_q  <= gptr_d;
+      aptr_q  <= aptr_d;
+      wp_q    <= wp_d;
+      age_q   <= age_d;
+      rd_ok_q <= rd_ok_d;
+      fwd_q   <= fwd_d;
+      dlf_q   <= dlf_d;
+      use_q   <= use_d;
     end
   end
 
@@ -191,224 +250,455 @@ module arbiter #(
   assign crd_o     = use_q;
 
   // ---------------------------------------------------------------------------
-  // One slot
+  // Every phase: credits after the returns, the request matrix (the held
+  // inputs and the slot registers: the same in every phase of a slot)
   // ---------------------------------------------------------------------------
-  reg [N-1:0]  tr      [0:N-1];   // transpose work array
-  reg [N-1:0]  req_t   [0:N-1];   // per output: requesting inputs
-  reg [N-1:0]  gm      [0:N-1];   // per output: granted input (one-hot)
-  reg [N-1:0]  gt      [0:N-1];   // per input: granting outputs
-  reg [N-1:0]  m_in    [0:N-1];   // per input: matched output (one-hot)
-  reg [N-1:0]  m_out   [0:N-1];   // per output: matched input (one-hot)
-  reg [N-1:0]  srq     [0:N-1];   // per output: speculating inputs
-  reg [N-1:0]  ui, uo, acc, m0_in, m0_out, a_oh, win;
-  reg [N*EW-1:0] arb_e;
-  reg [N*7-1:0]  k_of, m_of, cap_of;
-  reg [6:0]      k_j, cap_j, c_i, d_i, recv_m1;
-  reg [22:0]     prod;
-  reg [15:0]     r_j;
-  reg [IW-1:0]   rj, gj, so;
-  reg [CW-1:0]   v;
-  reg [6:0]      rd_idx;
   reg [N*10-1:0] u;                // credits in use after the returns
   reg [N-1:0]    has_crd;
-  reg [9:0]      u_j, avail;
-  wire           fc_on = (cfg_crd_i != 10'd0);
-  integer i, j, k;
-  wire    unused_prod = ^prod[15:0];   // m = (r * k) >> 16 uses the high bits
-
-  // In-place transpose of `tr` (butterfly over log2(N) stages).
-  task automatic transpose_tr;
-    reg [N-1:0] x;
-    integer st, row, blk;
-    begin
-      for (st = IW - 1; st >= 0; st = st - 1) begin
-        blk = 1 << st;
-        for (row = 0; row < N; row = row + 1) begin
-          if (((row >> st) & 1) == 0) begin
-            x = ((tr[row] >> blk) ^ tr[row + blk]) & TMASK[st*N +: N];
-            tr[row + blk] = tr[row + blk] ^ x;
-            tr[row]       = tr[row] ^ (x << blk);
-          end
-        end
-      end
-    end
-  endtask
+  reg [N-1:0]    req_t [0:N-1];    // row j: inputs requesting output j
+  reg [9:0]      u_j;
+  reg [N-1:0]    t0_x;
+  integer        a, t0_st, t0_row, t0_blk;
 
   always @(*) begin
-    cnt_d       = cnt_q;
-    gptr_d      = gptr_q;
-    aptr_d      = aptr_q;
-    nz_d        = nz_q;
-    gnt_valid_o = {N{1'b0}};
-    gnt_out_o   = {N*IW{1'b0}};
-    gnt_iter_o  = {N*3{1'b0}};
-    ack_valid_o = {N{1'b0}};
-    ack_seq_o   = {N*SW{1'b0}};
-    xb_arb_o    = {N{1'b0}};
-    xb_mask_o   = {N*N{1'b0}};
-    req_drop_o  = {N{1'b0}};
-    a_oh        = {N{1'b0}};
-    rj          = {IW{1'b0}};
-    gj          = {IW{1'b0}};
-    so          = {IW{1'b0}};
-    v           = {CW{1'b0}};
-    dl_wdata    = {N*EW{1'b0}};
-    rd_idx      = 7'd0;
-    k_j         = 7'd0;
-    cap_j       = 7'd0;
-    c_i         = 7'd0;
-    d_i         = 7'd0;
-    r_j         = 16'd0;
-    prod        = 23'd0;
-    u_j         = 10'd0;
-    avail       = 10'd0;
+    u_j = 10'd0;
+    for (a = 0; a < N; a = a + 1) begin
+      u_j = use_q[a*10 +: 10];
+      if (!fc_on)                                     u[a*10 +: 10] = 10'd0;
+      else if ({2'd0, crd_ret_i[a*8 +: 8]} >= u_j)    u[a*10 +: 10] = 10'd0;
+      else                                            u[a*10 +: 10] = u_j - {2'd0, crd_ret_i[a*8 +: 8]};
+      has_crd[a] = !fc_on || (u[a*10 +: 10] < cfg_crd_i);
+    end
+    // Needed only in the phases that iterate.
+    t0_x   = {N{1'b0}};
+    t0_st  = 0;
+    t0_row = 0;
+    t0_blk = 0;
+    for (a = 0; a < N; a = a + 1) req_t[a] = {N{1'b0}};
+    if (K == 1 || {{(32-PW){1'b0}}, ph_q} < {28'd0, iters}) begin
+      for (a = 0; a < N; a = a + 1)
+        req_t[a] = nz_q[a*N +: N]
+                 | (req_valid_i[a] ? {{(N-1){1'b0}}, 1'b1} << req_out_i[a*IW +: IW] : {N{1'b0}});
+      `ARB_TRANSPOSE(req_t, t0_st, t0_row, t0_blk, t0_x)
+      for (a = 0; a < N; a = a + 1) req_t[a] = req_t[a] & {N{has_crd[a]}};
+    end
+  end
 
-    // 0. Credit returns (release first; a return beyond the credits in use
-    //    is clamped at 0); the outputs with a credit.
+  // ---------------------------------------------------------------------------
+  // iSLIP: iteration k in phase k (K = 1: all in phase 0), on the partial
+  // matching of the phase before (empty in phase 0)
+  // ---------------------------------------------------------------------------
+  reg [N-1:0]    ui_q, ui_d;       // unmatched inputs
+  reg [N-1:0]    uo_q, uo_d;       // unmatched outputs
+  reg [N*IW-1:0] mi_q, mi_d;       // per input: matched output
+  reg [N*IW-1:0] mo_q, mo_d;       // per output: matched input
+  reg [N-1:0]    m0i_q, m0i_d;     // input matched in iteration 0
+  reg [N-1:0]    m0o_q, m0o_d;     // output matched in iteration 0
+  reg [N*3-1:0]  gi_q, gi_d;       // per input: iteration of its match
+
+  reg [N-1:0]    gm [0:N-1];       // row j: the input output j grants (one-hot)
+  reg [N-1:0]    gt [0:N-1];       // row i: the outputs granting input i
+  reg [N-1:0]    acc, a_oh, t1_x;
+  integer        it, kk, i, j, t1_st, t1_row, t1_blk;
+
+  always @(*) begin
+    if (K == 1 || ph_q == {PW{1'b0}}) begin
+      ui_d  = {N{1'b1}};
+      uo_d  = {N{1'b1}};
+      mi_d  = {N*IW{1'b0}};
+      mo_d  = {N*IW{1'b0}};
+      m0i_d = {N{1'b0}};
+      m0o_d = {N{1'b0}};
+      gi_d  = {N*3{1'b0}};
+    end else begin
+      ui_d  = ui_q;
+      uo_d  = uo_q;
+      mi_d  = mi_q;
+      mo_d  = mo_q;
+      m0i_d = m0i_q;
+      m0o_d = m0o_q;
+      gi_d  = gi_q;
+    end
     for (j = 0; j < N; j = j + 1) begin
-      u_j = use_q[j*10 +: 10];
-      if (!fc_on)                                     u[j*10 +: 10] = 10'd0;
-      else if ({2'd0, crd_ret_i[j*8 +: 8]} >= u_j)    u[j*10 +: 10] = 10'd0;
-      else                                            u[j*10 +: 10] = u_j - {2'd0, crd_ret_i[j*8 +: 8]};
-      has_crd[j] = !fc_on || (u[j*10 +: 10] < cfg_crd_i);
+      gm[j] = {N{1'b0}};
+      gt[j] = {N{1'b0}};
     end
-    use_d = u;
-
-    // 1. Request matrix, transposed to per-output rows; an output without a
-    //    credit has no requests.
-    for (i = 0; i < N; i = i + 1) begin
-      tr[i] = nz_q[i*N +: N];
-      if (req_valid_i[i]) tr[i] = tr[i] | ({{(N-1){1'b0}}, 1'b1} << req_out_i[i*IW +: IW]);
-    end
-    transpose_tr;
-    for (j = 0; j < N; j = j + 1) req_t[j] = tr[j] & {N{has_crd[j]}};
-
-    // 2. iSLIP.
-    ui     = {N{1'b1}};
-    uo     = {N{1'b1}};
-    m0_in  = {N{1'b0}};
-    m0_out = {N{1'b0}};
+    t1_x   = {N{1'b0}};
+    t1_st  = 0;
+    t1_row = 0;
+    t1_blk = 0;
+    i      = 0;
     acc    = {N{1'b0}};
-    for (i = 0; i < N; i = i + 1) begin
-      m_in[i]  = {N{1'b0}};
-      m_out[i] = {N{1'b0}};
-      gm[i]    = {N{1'b0}};
-      gt[i]    = {N{1'b0}};
-    end
-    for (k = 0; k < MAXIT; k = k + 1) begin
-      if (k < iters) begin
+    a_oh = {N{1'b0}};
+    it   = 0;
+    for (kk = 0; kk < IPC; kk = kk + 1) begin
+      it = (K == 1) ? kk : {{(32-PW){1'b0}}, ph_q};
+      if (it < {28'd0, iters}) begin
         // Grant: each unmatched output picks from the unmatched requesters.
         for (j = 0; j < N; j = j + 1) begin
-          gm[j] = uo[j] ? rr_pick(req_t[j] & ui, gptr_q[j*IW +: IW]) : {N{1'b0}};
-          tr[j] = gm[j];
+          gm[j] = uo_d[j] ? rr_pick(req_t[j] & ui_d, gptr_q[j*IW +: IW]) : {N{1'b0}};
+          gt[j] = gm[j];
         end
-        transpose_tr;
-        for (i = 0; i < N; i = i + 1) gt[i] = tr[i];
+        `ARB_TRANSPOSE(gt, t1_st, t1_row, t1_blk, t1_x)
         // Accept: each input with grants picks one.
         acc = {N{1'b0}};
         for (i = 0; i < N; i = i + 1) begin
           a_oh = rr_pick(gt[i], aptr_q[i*IW +: IW]);
           if (|gt[i]) begin
-            m_in[i]  = a_oh;
-            ui[i]    = 1'b0;
-            acc      = acc | a_oh;
-            gnt_iter_o[i*3 +: 3] = k[2:0];
-            if (k == 0) m0_in[i] = 1'b1;
+            mi_d[i*IW +: IW] = enc(a_oh);
+            ui_d[i]          = 1'b0;
+            acc              = acc | a_oh;
+            gi_d[i*3 +: 3]   = it[2:0];
+            if (it == 0) m0i_d[i] = 1'b1;
           end
         end
         for (j = 0; j < N; j = j + 1) begin
           if (acc[j]) begin
-            m_out[j] = gm[j];
-            if (k == 0) m0_out[j] = 1'b1;
+            mo_d[j*IW +: IW] = enc(gm[j]);
+            if (it == 0) m0o_d[j] = 1'b1;
           end
         end
-        uo = uo & ~acc;
+        uo_d = uo_d & ~acc;
       end
-    end
-
-    // Grants and pointers (first iteration only).
-    for (i = 0; i < N; i = i + 1) begin
-      gnt_valid_o[i]          = |m_in[i];
-      gnt_out_o[i*IW +: IW]   = enc(m_in[i]);
-      if (m0_in[i])  aptr_d[i*IW +: IW] = enc(m_in[i]) + 1'b1;
-      if (m0_out[i]) gptr_d[i*IW +: IW] = enc(m_out[i]) + 1'b1;
-    end
-
-    // 3. Counters: release before arrival, saturating.
-    for (i = 0; i < N; i = i + 1) begin
-      rj = req_out_i[i*IW +: IW];
-      gj = gnt_out_o[i*IW +: IW];
-      if (req_valid_i[i] && !(gnt_valid_o[i] && gj == rj)) begin
-        v = cnt_q[(i*N + {{(32-IW){1'b0}}, rj})*CW +: CW];
-        if (v == CMAX) begin
-          req_drop_o[i] = 1'b1;
-        end else begin
-          cnt_d[(i*N + {{(32-IW){1'b0}}, rj})*CW +: CW] = v + 1'b1;
-          nz_d[i*N + {{(32-IW){1'b0}}, rj}] = 1'b1;
-        end
-      end
-      if (gnt_valid_o[i] && !(req_valid_i[i] && gj == rj)) begin
-        v = cnt_q[(i*N + {{(32-IW){1'b0}}, gj})*CW +: CW];
-        cnt_d[(i*N + {{(32-IW){1'b0}}, gj})*CW +: CW] = v - 1'b1;
-        if (v == {{(CW-1){1'b0}}, 1'b1}) nz_d[i*N + {{(32-IW){1'b0}}, gj}] = 1'b0;
-      end
-    end
-
-    // 4. Delay line: this slot's matching, and the one in the crossbar now.
-    for (j = 0; j < N; j = j + 1)
-      dl_wdata[j*EW +: EW] = {|m_out[j], enc(m_out[j])};
-    rd_idx = wp_q - cfg_xbar_delay_i;
-    arb_e  = (cfg_xbar_delay_i == 7'd0) ? dl_wdata : dl_q[rd_idx*N*EW +: N*EW];
-    wp_d   = wp_q + 7'd1;
-
-    // 5. STX resolution.
-    for (i = 0; i < N; i = i + 1) begin
-      tr[i] = (stx_on && spec_valid_i[i])
-            ? ({{(N-1){1'b0}}, 1'b1} << spec_out_i[i*IW +: IW]) : {N{1'b0}};
-    end
-    transpose_tr;
-    recv_m1 = cfg_recv_i - 7'd1;
-    for (j = 0; j < N; j = j + 1) begin
-      srq[j]   = tr[j];
-      xb_arb_o[j] = arb_e[j*EW + IW];
-      k_j      = popcnt(srq[j]);
-      cap_j    = xb_arb_o[j] ? recv_m1 : cfg_recv_i;
-      // With flow control, at most the credits left after this slot's grant,
-      // less one kept for grants: an acknowledged cell may wait in the output
-      // adapter for a predecessor only a grant brings (selective retry).
-      avail    = ({1'b0, u[j*10 +: 10]} + {10'd0, |m_out[j]} + 11'd1 >= {1'b0, cfg_crd_i}) ? 10'd0
-               : cfg_crd_i - u[j*10 +: 10] - {9'd0, |m_out[j]} - 10'd1;
-      if (fc_on && {3'd0, cap_j} > avail) cap_j = avail[6:0];
-      r_j      = lfsr_q[15:0] ^ out_hash(j[15:0]);
-      prod     = {7'd0, r_j} * {16'd0, k_j};
-      k_of[j*7 +: 7]   = k_j;
-      cap_of[j*7 +: 7] = cap_j;
-      m_of[j*7 +: 7]   = prod[22:16];
-    end
-    win = {N{1'b0}};
-    for (i = 0; i < N; i = i + 1) begin
-      so  = spec_out_i[i*IW +: IW];
-      k_j = k_of[so*7 +: 7];
-      cap_j = cap_of[so*7 +: 7];
-      c_i = popcnt(srq[so] & ~({N{1'b1}} << i));
-      d_i = (c_i >= m_of[so*7 +: 7]) ? c_i - m_of[so*7 +: 7] : c_i + k_j - m_of[so*7 +: 7];
-      if (stx_on && spec_valid_i[i] && (k_j <= cap_j || d_i < cap_j)) begin
-        win[i] = 1'b1;
-        ack_valid_o[i] = 1'b1;
-        ack_seq_o[i*SW +: SW] = spec_seq_i[i*SW +: SW];
-      end
-    end
-
-    // 6. Crossbar. 7. Credits: this slot's grant and ACKs take theirs.
-    for (j = 0; j < N; j = j + 1) begin
-      xb_mask_o[j*N +: N] = (srq[j] & win)
-                          | ({{(N-1){1'b0}}, arb_e[j*EW + IW]} << arb_e[j*EW +: IW]);
-      if (fc_on)
-        use_d[j*10 +: 10] = u[j*10 +: 10] + {9'd0, |m_out[j]} + {3'd0, popcnt(srq[j] & win)};
     end
   end
 
-  // 8. LFSR: 16 steps per slot.
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ui_q  <= {N{1'b0}};
+      uo_q  <= {N{1'b0}};
+      mi_q  <= {N*IW{1'b0}};
+      mo_q  <= {N*IW{1'b0}};
+      m0i_q <= {N{1'b0}};
+      m0o_q <= {N{1'b0}};
+      gi_q  <= {N*3{1'b0}};
+    end else begin
+      ui_q  <= ui_d;
+      uo_q  <= uo_d;
+      mi_q  <= mi_d;
+      mo_q  <= mo_d;
+      m0i_q <= m0i_d;
+      m0o_q <= m0o_d;
+      gi_q  <= gi_d;
+    end
+  end
+
+  // The slot's matching, read in phase K-1: registered (K >= 2; the phase
+  // K-1 makes no iteration, iterations <= K-1), or this clock's (K = 1).
+  wire [N-1:0]    f_ui  = (K == 1) ? ui_d  : ui_q;
+  wire [N-1:0]    f_uo  = (K == 1) ? uo_d  : uo_q;
+  wire [N*IW-1:0] f_mi  = (K == 1) ? mi_d  : mi_q;
+  wire [N*IW-1:0] f_mo  = (K == 1) ? mo_d  : mo_q;
+  wire [N-1:0]    f_m0i = (K == 1) ? m0i_d : m0i_q;
+  wire [N-1:0]    f_m0o = (K == 1) ? m0o_d : m0o_q;
+  wire [N*3-1:0]  f_gi  = (K == 1) ? gi_d  : gi_q;
+
+  // ---------------------------------------------------------------------------
+  // STX stage 1: SRQs per output (k), each SRQ's rank among its output's
+  // SRQs by input index (c), the credits after the returns (u); stage 2:
+  // the window start m = (r k) >> 16, the credits ACKs may take; stage 3:
+  // each SRQ's offset from the window start, d = (c - m) mod k. Inputs,
+  // LFSR and the slot's registers only.
+  // ---------------------------------------------------------------------------
+  reg [N-1:0]   srq [0:N-1];       // row j: inputs speculating to output j
+  reg [N-1:0]   t2_x;
+  integer       t2_st, t2_row, t2_blk;
+  reg [N*7-1:0] k1_d, k1_q;        // per output: SRQs
+  reg [N*7-1:0] c1_d, c1_q;        // per input: rank among its output's SRQs
+  reg [N*7-1:0] k2_d, k2_q;        // per output: SRQs
+  reg [N*7-1:0] m2_d, m2_q;        // per output: window start m
+  reg [N*7-1:0] ki3_d, ki3_q;      // per input: SRQs at its output
+  reg [N*7-1:0] d3_d, d3_q;        // per input: offset from the window start
+  reg [N*10-1:0] u1_d, u1_q;       // per output: credits in use after the returns
+  reg [N*7-1:0] av0_d, av0_q;      // per output: credits ACKs may take, no grant
+  reg [N*7-1:0] av1_d, av1_q;      // ... with a grant (at most 127)
+  reg [10:0]    s_u;
+  reg [22:0]    prod;
+  reg [15:0]    r_j;
+  reg [6:0]     s_k, s_m, s_c;
+  reg [IW-1:0]  so1, so2;
+  integer       a1, a2, a3;
+  wire [N*7-1:0] k1 = (S1REG != 0) ? k1_q : k1_d;
+  wire [N*7-1:0] c1 = (S1REG != 0) ? c1_q : c1_d;
+  wire [N*10-1:0] u1 = (S1REG != 0) ? u1_q : u1_d;
+  wire           unused_prod = ^prod[15:0];   // m uses the high bits
+
+  // Stage 1 in phase 0, stage 2 and stage 3 each in the phase after the
+  // stage before when that one is registered (in the same phase when it is
+  // not); their registers hold in the other phases. srq is needed by stage
+  // 1 and by the crossbar in phase K-1.
+  localparam integer  PH2   = (S1REG != 0) ? 1 : 0;
+  localparam integer  PH3   = PH2 + ((S2REG != 0) ? 1 : 0);
+  localparam [PW-1:0] PH_S2 = PH2[PW-1:0];
+  localparam [PW-1:0] PH_S3 = PH3[PW-1:0];
+  wire s1_en = (ph_q == {PW{1'b0}});
+  wire s2_en = (ph_q == PH_S2);
+  wire s3_en = (ph_q == PH_S3);
+
+  always @(*) begin
+    so1    = {IW{1'b0}};
+    t2_x   = {N{1'b0}};
+    t2_st  = 0;
+    t2_row = 0;
+    t2_blk = 0;
+    k1_d = k1_q;
+    c1_d = c1_q;
+    u1_d = s1_en ? u : u1_q;
+    for (a1 = 0; a1 < N; a1 = a1 + 1) srq[a1] = {N{1'b0}};
+    if (s1_en || last) begin
+      for (a1 = 0; a1 < N; a1 = a1 + 1)
+        srq[a1] = (stx_on && spec_valid_i[a1])
+                ? {{(N-1){1'b0}}, 1'b1} << spec_out_i[a1*IW +: IW] : {N{1'b0}};
+      `ARB_TRANSPOSE(srq, t2_st, t2_row, t2_blk, t2_x)
+    end
+    if (s1_en) begin
+      for (a1 = 0; a1 < N; a1 = a1 + 1) begin
+        k1_d[a1*7 +: 7] = popcnt(srq[a1]);
+        so1             = spec_out_i[a1*IW +: IW];
+        c1_d[a1*7 +: 7] = popcnt(srq[so1] & ~({N{1'b1}} << a1));
+      end
+    end
+  end
+
+  always @(*) begin
+    prod  = 23'd0;
+    r_j   = 16'd0;
+    a2    = 0;
+    s_u   = 11'd0;
+    k2_d  = k2_q;
+    m2_d  = m2_q;
+    av0_d = av0_q;
+    av1_d = av1_q;
+    if (s2_en) begin
+      // The credits left less one kept for grants, without and with this
+      // slot's grant: max(0, C - u - g - 1), at most 127 (a capacity is
+      // at most R <= 127).
+      for (a2 = 0; a2 < N; a2 = a2 + 1) begin
+        s_u = {1'b0, u1[a2*10 +: 10]};
+        av0_d[a2*7 +: 7] = (s_u + 11'd1 >= {1'b0, cfg_crd_i}) ? 7'd0
+                         : (s_u + 11'd128 <= {1'b0, cfg_crd_i}) ? 7'd127
+                         : cfg_crd_i[6:0] - s_u[6:0] - 7'd1;
+        av1_d[a2*7 +: 7] = (s_u + 11'd2 >= {1'b0, cfg_crd_i}) ? 7'd0
+                         : (s_u + 11'd129 <= {1'b0, cfg_crd_i}) ? 7'd127
+                         : cfg_crd_i[6:0] - s_u[6:0] - 7'd2;
+      end
+      // The window start per output: m = (r k) >> 16.
+      for (a2 = 0; a2 < N; a2 = a2 + 1) begin
+        r_j  = lfsr_q[15:0] ^ out_hash(a2[15:0]);
+        prod = {7'd0, r_j} * {16'd0, k1[a2*7 +: 7]};
+        m2_d[a2*7 +: 7] = prod[22:16];
+      end
+      k2_d = k1;
+    end
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      k1_q  <= {N*7{1'b0}};
+      c1_q  <= {N*7{1'b0}};
+      u1_q  <= {N*10{1'b0}};
+      k2_q  <= {N*7{1'b0}};
+      m2_q  <= {N*7{1'b0}};
+      av0_q <= {N*7{1'b0}};
+      av1_q <= {N*7{1'b0}};
+      ki3_q <= {N*7{1'b0}};
+      d3_q  <= {N*7{1'b0}};
+    end else begin
+      k1_q  <= k1_d;
+      c1_q  <= c1_d;
+      u1_q  <= u1_d;
+      k2_q  <= k2_d;
+      m2_q  <= m2_d;
+      av0_q <= av0_d;
+      av1_q <= av1_d;
+      ki3_q <= ki3_d;
+      d3_q  <= d3_d;
+    end
+  end
+
+  wire [N*7-1:0] k2  = (S2REG != 0) ? k2_q  : k2_d;
+  wire [N*7-1:0] m2  = (S2REG != 0) ? m2_q  : m2_d;
+  wire [N*7-1:0] av0 = (S2REG != 0) ? av0_q : av0_d;
+  wire [N*7-1:0] av1 = (S2REG != 0) ? av1_q : av1_d;
+
+  // Stage 3: each SRQ's offset from its output's window start.
+  always @(*) begin
+    s_k   = 7'd0;
+    s_m   = 7'd0;
+    s_c   = 7'd0;
+    so2   = {IW{1'b0}};
+    a3    = 0;
+    ki3_d = ki3_q;
+    d3_d  = d3_q;
+    if (s3_en) begin
+      for (a3 = 0; a3 < N; a3 = a3 + 1) begin
+        so2 = spec_out_i[a3*IW +: IW];
+        s_k = k2[so2*7 +: 7];
+        s_m = m2[so2*7 +: 7];
+        s_c = c1[a3*7 +: 7];
+        ki3_d[a3*7 +: 7] = s_k;
+        d3_d[a3*7 +: 7]  = (s_c >= s_m) ? s_c - s_m : s_c + s_k - s_m;
+      end
+    end
+  end
+
+  wire [N*7-1:0] ki3 = (S3REG != 0) ? ki3_q : ki3_d;
+  wire [N*7-1:0] d3  = (S3REG != 0) ? d3_q  : d3_d;
+
+  // ---------------------------------------------------------------------------
+  // Delay line: prim_ram_1r1w banks of at most 64 bits
+  // ---------------------------------------------------------------------------
+  reg  [DW-1:0] dl_wdata;          // this slot's matching, per output (valid, input)
+  wire [DW-1:0] dl_rdata;
+  wire [6:0]    dl_raddr = wp_q + 7'd1 - cfg_xbar_delay_i;
+
+  genvar gb;
+  generate
+    for (gb = 0; gb < NB; gb = gb + 1) begin : gen_dl
+      localparam integer BW = (gb == NB - 1) ? DW - 64 * (NB - 1) : 64;
+      prim_ram_1r1w #(.W(BW), .D(DL)) u_dl (
+        .clk_i   (clk_i),
+        .rst_ni  (rst_ni),
+        .we_i    (last),
+        .waddr_i (wp_q),
+        .wdata_i (dl_wdata[gb*64 +: BW]),
+        .re_i    (last),
+        .raddr_i (dl_raddr),
+        .rdata_o (dl_rdata[gb*64 +: BW])
+      );
+    end
+  endgenerate
+
+  // ---------------------------------------------------------------------------
+  // Phase K-1: the slot's results and the registers' next values
+  // ---------------------------------------------------------------------------
+  reg [DW-1:0]   arb_e;
+  reg [N*7-1:0]  cap_of;
+  reg [N-1:0]    win;
+  reg [6:0]      cap_j, k_j, recv_m1, nwin;
+  reg [6:0]      avail;
+  reg [IW-1:0]   rj, gj, mo_j;
+  reg [CW-1:0]   v;
+  reg [IW-1:0]   so3;
+  integer        fi, fj;
+
+  always @(*) begin
+    cnt_d       = cnt_q;
+    nz_d        = nz_q;
+    gptr_d      = gptr_q;
+    aptr_d      = aptr_q;
+    use_d       = use_q;
+    wp_d        = wp_q;
+    age_d       = age_q;
+    rd_ok_d     = rd_ok_q;
+    fwd_d       = fwd_q;
+    dlf_d       = dlf_q;
+    ph_d        = last ? {PW{1'b0}} : ph_q + 1'b1;
+    gnt_valid_o = {N{1'b0}};
+    gnt_out_o   = {N*IW{1'b0}};
+    gnt_iter_o  = {N*3{1'b0}};
+    dl_wdata    = {DW{1'b0}};
+    arb_e       = {DW{1'b0}};
+    cap_of      = {N*7{1'b0}};
+    so3         = {IW{1'b0}};
+    fi          = 0;
+    fj          = 0;
+    ack_valid_o = {N{1'b0}};
+    ack_seq_o   = {N*SW{1'b0}};
+    xb_arb_o    = {N{1'b0}};
+    xb_mask_o   = {N*N{1'b0}};
+    req_drop_o  = {N{1'b0}};
+    win         = {N{1'b0}};
+    rj          = {IW{1'b0}};
+    gj          = {IW{1'b0}};
+    mo_j        = {IW{1'b0}};
+    v           = {CW{1'b0}};
+    cap_j       = 7'd0;
+    k_j         = 7'd0;
+    nwin        = 7'd0;
+    avail       = 7'd0;
+    recv_m1     = cfg_recv_i - 7'd1;
+
+    // Everything below is the slot's result, needed only in phase K-1: the
+    // outputs are 0 and the registers hold in the other phases.
+    if (last) begin
+      gnt_valid_o = ~f_ui;
+      gnt_out_o   = f_mi;
+      gnt_iter_o  = f_gi;
+
+      // The matching into the delay line; the arbitrated cells of this slot.
+      for (fj = 0; fj < N; fj = fj + 1)
+        dl_wdata[fj*EW +: EW] = {~f_uo[fj], f_mo[fj*IW +: IW]};
+      if (cfg_xbar_delay_i == 7'd0) arb_e = dl_wdata;
+      else if (fwd_q)               arb_e = dlf_q;
+      else if (rd_ok_q)             arb_e = dl_rdata;
+      else                          arb_e = {DW{1'b0}};
+
+      // STX resolution: capacity per output, winners d < cap (or all).
+      for (fj = 0; fj < N; fj = fj + 1) begin
+        xb_arb_o[fj] = arb_e[fj*EW + IW];
+        cap_j = xb_arb_o[fj] ? recv_m1 : cfg_recv_i;
+        // With flow control, at most the credits left after this slot's grant,
+        // less one kept for grants: an acknowledged cell may wait in the output
+        // adapter for a predecessor only a grant brings (selective retry).
+        avail = f_uo[fj] ? av0[fj*7 +: 7] : av1[fj*7 +: 7];
+        if (fc_on && cap_j > avail) cap_j = avail;
+        cap_of[fj*7 +: 7] = cap_j;
+      end
+      for (fi = 0; fi < N; fi = fi + 1) begin
+        so3    = spec_out_i[fi*IW +: IW];
+        cap_j = cap_of[so3*7 +: 7];
+        k_j   = ki3[fi*7 +: 7];
+        if (stx_on && spec_valid_i[fi] && (k_j <= cap_j || d3[fi*7 +: 7] < cap_j)) begin
+          win[fi] = 1'b1;
+          ack_valid_o[fi] = 1'b1;
+          ack_seq_o[fi*SW +: SW] = spec_seq_i[fi*SW +: SW];
+        end
+      end
+
+      // Crossbar; credits: the grant and the winners (min(k, cap)) take theirs.
+      for (fj = 0; fj < N; fj = fj + 1) begin
+        mo_j = arb_e[fj*EW +: IW];
+        xb_mask_o[fj*N +: N] = (srq[fj] & win)
+                            | ({{(N-1){1'b0}}, arb_e[fj*EW + IW]} << mo_j);
+        k_j  = k2[fj*7 +: 7];
+        nwin = (k_j <= cap_of[fj*7 +: 7]) ? k_j : cap_of[fj*7 +: 7];
+        use_d[fj*10 +: 10] = fc_on ? u1[fj*10 +: 10] + {9'd0, ~f_uo[fj]} + {3'd0, nwin} : 10'd0;
+      end
+
+      // Counters (release before arrival, saturating) and pointers (first
+      // iteration only).
+      for (fi = 0; fi < N; fi = fi + 1) begin
+        rj = req_out_i[fi*IW +: IW];
+        gj = f_mi[fi*IW +: IW];
+        if (req_valid_i[fi] && !(gnt_valid_o[fi] && gj == rj)) begin
+          v = cnt_q[(fi*N + {{(32-IW){1'b0}}, rj})*CW +: CW];
+          if (v == CMAX) begin
+            req_drop_o[fi] = 1'b1;
+          end else begin
+            cnt_d[(fi*N + {{(32-IW){1'b0}}, rj})*CW +: CW] = v + 1'b1;
+            nz_d[fi*N + {{(32-IW){1'b0}}, rj}] = 1'b1;
+          end
+        end
+        if (gnt_valid_o[fi] && !(req_valid_i[fi] && gj == rj)) begin
+          v = cnt_q[(fi*N + {{(32-IW){1'b0}}, gj})*CW +: CW];
+          cnt_d[(fi*N + {{(32-IW){1'b0}}, gj})*CW +: CW] = v - 1'b1;
+          if (v == {{(CW-1){1'b0}}, 1'b1}) nz_d[fi*N + {{(32-IW){1'b0}}, gj}] = 1'b0;
+        end
+        if (f_m0i[fi]) aptr_d[fi*IW +: IW] = f_mi[fi*IW +: IW] + 1'b1;
+        if (f_m0o[fi]) gptr_d[fi*IW +: IW] = f_mo[fi*IW +: IW] + 1'b1;
+      end
+
+      // Delay line pointers; the read of the next slot's entry.
+      wp_d    = wp_q + 7'd1;
+      age_d   = (age_q == 7'd127) ? age_q : age_q + 7'd1;
+      rd_ok_d = ({1'b0, age_q} + 8'd1 >= {1'b0, cfg_xbar_delay_i});
+      fwd_d   = (cfg_xbar_delay_i == 7'd1);
+      dlf_d   = dl_wdata;
+    end
+  end
+
+  // LFSR: 16 steps per slot, at the end of its last phase.
   prim_lfsr #(
     .W     (32),
     .TAPS  (TAPS),
@@ -417,14 +707,19 @@ module arbiter #(
   ) u_lfsr (
     .clk_i   (clk_i),
     .rst_ni  (rst_ni),
-    .en_i    (1'b1),
+    .en_i    (last),
     .state_o (lfsr_q)
   );
 
   // ---------------------------------------------------------------------------
-  // Assertions (the spec's invariants), for simulation only
+  // Assertions (the spec's invariants), checked on the slot's results in
+  // phase K-1; simulation only
   // ---------------------------------------------------------------------------
 `ifndef SYNTHESIS
+  initial begin
+    if (K < 1 || K > 64) $error("ParamRange_A: CLK_PER_SLOT = %0d (1..64)", K);
+  end
+
   integer     a_i;
   reg [N-1:0] a_or;
   reg [7:0]   a_sum;
@@ -436,7 +731,7 @@ module arbiter #(
     a_xbar  = 1'b0;
     a_ack   = 1'b0;
     a_crd   = 1'b0;
-    for (a_i = 0; a_i < N; a_i = a_i + 1) begin
+    for (a_i = 0; a_i < N && last; a_i = a_i + 1) begin
       if (fc_on && use_q[a_i*10 +: 10] > cfg_crd_i) a_crd = 1'b1;
       if (gnt_valid_o[a_i]) begin
         a_or  = a_or | ({{(N-1){1'b0}}, 1'b1} << gnt_out_o[a_i*IW +: IW]);
@@ -452,16 +747,19 @@ module arbiter #(
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
     end else begin
-      if (a_empty) $error("GntImpliesReq_A: a grant for an empty VOQ");
-      if (a_xbar) $error("XbarWithinR_A: an output receives more than R inputs");
-      if (a_ack) $error("AckImpliesSrq_A: an ACK without a speculative request");
-      if (a_crd) $error("CrdBound_A: an output uses more credits than cfg_crd_i");
-      if ({1'b0, popcnt(a_or)} != a_sum) $error("OneToOneMatching_A: an output granted twice");
       if (lfsr_q == 32'd0) $error("LfsrNonZero_A");
+      if (last) begin
+        if (a_crd) $error("CrdBound_A: an output uses more credits than cfg_crd_i");
+        if (a_empty) $error("GntImpliesReq_A: a grant for an empty VOQ");
+        if (a_xbar) $error("XbarWithinR_A: an output receives more than R inputs");
+        if (a_ack) $error("AckImpliesSrq_A: an ACK without a speculative request");
+        if ({1'b0, popcnt(a_or)} != a_sum) $error("OneToOneMatching_A: an output granted twice");
+      end
     end
   end
 `endif
 
 endmodule
 
+`undef ARB_TRANSPOSE
 `default_nettype wire

@@ -246,7 +246,8 @@ module stx_switch #(
   wire [N*N-1:0]  xb_mask;
 
   // verilator lint_off PINCONNECTEMPTY
-  arbiter #(.N(N), .CW(CW)) u_arb (
+  // One clock per slot (CLK_PER_SLOT = 1): the adapters step every clock.
+  arbiter #(.N(N), .CW(CW), .CLK_PER_SLOT(1)) u_arb (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
     .cfg_recv_i       (arb_recv),

@@ -8,13 +8,18 @@
 //!
 //! # Slots and `step`
 //!
-//! **One slot is one clock cycle is one [`Block::step`].** Everything of a
-//! slot happens in that call: the inputs of the slot (new requests, SRQs)
-//! go in, the outputs of the slot (grants, ACKs, crossbar configuration)
-//! come out, and the model is left in the state of the next slot. The grant,
-//! ACK and crossbar outputs are combinational (they depend on this slot's
-//! inputs: a request can be granted in the slot it arrives); the counters,
-//! pointers and LFSR outputs are the registers at the start of the slot.
+//! **One slot is one [`Block::step`].** Everything of a slot happens in
+//! that call: the inputs of the slot (new requests, SRQs) go in, the outputs
+//! of the slot (grants, ACKs, crossbar configuration) come out, and the
+//! model is left in the state of the next slot. The grant, ACK and crossbar
+//! outputs depend on this slot's inputs (a request can be granted in the
+//! slot it arrives); the counters, pointers and LFSR outputs are the
+//! registers at the start of the slot. The RTL spends `CLK_PER_SLOT` clocks
+//! on a slot (one iSLIP iteration per clock, the STX resolution in the
+//! last), with its inputs held and its outputs compared in the slot's last
+//! clock ([`Block::alignment`]: `Alignment::slot(K)`); what it computes per
+//! slot is this step, whatever `K`, for every legal iteration count
+//! (`1..=`[`ArbiterParams::max_iter`]).
 //!
 //! # Use from a system simulation
 //!
@@ -42,12 +47,16 @@
 
 use crate::block::{check_param, check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::{mask, PortGroup};
+use crate::timing::Alignment;
 use arbitrary_int::{u3, u4, u7};
 
 /// Sequence number width of SRQs and ACKs.
 pub const SW: u32 = 16;
-/// iSLIP iterations unrolled in the hardware (largest legal `cfg_iter_i`).
+/// The most iSLIP iterations per slot (largest legal `cfg_iter_i` when the
+/// slot has the clocks for them: [`ArbiterParams::max_iter`]).
 pub const MAX_ITER: u32 = 8;
+/// The paper's clocks per slot: a 51.2 ns cell at about 1 GHz.
+pub const PAPER_CLK_PER_SLOT: u32 = 50;
 /// Depth of the crossbar delay line (`cfg_xbar_delay_i` is `0..DL`).
 pub const DL: usize = 128;
 /// Reset value of the collision LFSR.
@@ -72,16 +81,41 @@ pub struct ArbiterParams {
     pub n: usize,
     /// Request counter width, 2..=16.
     pub cw: u32,
+    /// `CLK_PER_SLOT`: RTL clocks per slot, 1..=64 (one iSLIP iteration per
+    /// clock, the STX resolution in the last; 1: everything in one clock).
+    pub k: u32,
 }
 
 impl ArbiterParams {
-    /// A variant.
+    /// A variant with one clock per slot.
     pub const fn new(n: usize, cw: u32) -> Self {
-        ArbiterParams { n, cw }
+        ArbiterParams { n, cw, k: 1 }
     }
-    /// The OSMOSIS size: 64 ports, 10-bit request counters.
+    /// The same with `k` clocks per slot.
+    pub const fn clocks(mut self, k: u32) -> Self {
+        self.k = k;
+        self
+    }
+    /// The OSMOSIS size: 64 ports, 10-bit request counters, the paper's
+    /// clocks per slot.
     pub const fn osmosis() -> Self {
-        ArbiterParams { n: 64, cw: 10 }
+        ArbiterParams {
+            n: 64,
+            cw: 10,
+            k: PAPER_CLK_PER_SLOT,
+        }
+    }
+    /// The most iSLIP iterations a slot of `k` clocks holds: one per clock
+    /// but the last (which resolves STX), at most [`MAX_ITER`]; all
+    /// [`MAX_ITER`] with `k = 1`.
+    pub const fn max_iter(&self) -> u32 {
+        if self.k <= 1 {
+            MAX_ITER
+        } else if self.k - 1 < MAX_ITER {
+            self.k - 1
+        } else {
+            MAX_ITER
+        }
     }
     /// Width of a port index (at least 1).
     pub const fn iw(&self) -> u32 {
@@ -104,13 +138,21 @@ impl ArbiterParams {
 
 impl Default for ArbiterParams {
     fn default() -> Self {
-        ArbiterParams { n: 4, cw: 4 }
+        ArbiterParams { n: 4, cw: 4, k: 8 }
     }
 }
 
 impl Params for ArbiterParams {
     fn verilog(&self) -> Vec<(&'static str, u64)> {
-        vec![("N", self.n as u64), ("CW", self.cw as u64)]
+        vec![
+            ("N", self.n as u64),
+            ("CW", self.cw as u64),
+            ("CLK_PER_SLOT", self.k as u64),
+        ]
+    }
+    /// `n64cw10k9`: N, CW and K (`CLK_PER_SLOT`).
+    fn label(&self) -> String {
+        format!("n{}cw{}k{}", self.n, self.cw, self.k)
     }
 }
 
@@ -119,7 +161,7 @@ crate::port_group! {
     pub struct ArbiterConfig<ArbiterParams> |p| {
         /// R: receivers per output (1..=127; R > N never collides).
         cfg_recv_i: u7 = 7,
-        /// iSLIP iterations (1..=8).
+        /// iSLIP iterations (1..=min(8, K - 1); 1..=8 with K = 1).
         cfg_iter_i: u4 = 4,
         /// Speculative transmission enabled (0: plain iSLIP).
         cfg_stx_en_i: bool = 1,
@@ -221,11 +263,12 @@ impl ArbiterConfig {
         self.cfg_crd_i = crd;
         self
     }
-    /// Whether the hardware flags this configuration (`cfg_err_o`).
-    pub fn is_illegal(&self) -> bool {
+    /// Whether the hardware of variant `p` flags this configuration
+    /// (`cfg_err_o`).
+    pub fn is_illegal(&self, p: &ArbiterParams) -> bool {
         self.cfg_recv_i.value() == 0
             || self.cfg_iter_i.value() == 0
-            || self.cfg_iter_i.value() as u32 > MAX_ITER
+            || self.cfg_iter_i.value() as u32 > p.max_iter()
     }
 }
 
@@ -433,7 +476,7 @@ impl Arbiter {
     /// tests; the hardware holds its configuration for a whole run).
     pub fn reconfigure(&mut self, c: &ArbiterConfig) {
         self.c = c.clone();
-        self.err = c.is_illegal();
+        self.err = c.is_illegal(&self.p);
     }
 
     /// Checks the register invariants; panics with the broken one.
@@ -474,32 +517,54 @@ impl Block for Arbiter {
 
     fn variants() -> Vec<ArbiterParams> {
         vec![
-            ArbiterParams::new(4, 4),
+            ArbiterParams::new(4, 4).clocks(8),
+            // One clock per slot: the arbiter of the stx_switch RTL.
             ArbiterParams::new(8, 6),
-            ArbiterParams::new(16, 8),
-            ArbiterParams::new(32, 10),
-            ArbiterParams::new(64, 10),
+            ArbiterParams::new(16, 8).clocks(8),
+            // Two clocks: the STX stages in one clock, one iteration.
+            ArbiterParams::new(32, 10).clocks(2),
+            // All eight iterations and the STX clock.
+            ArbiterParams::new(64, 10).clocks(9),
         ]
     }
 
+    /// The paper's size: 64 ports, 50 clocks per 51.2 ns slot.
+    fn scale() -> Vec<ArbiterParams> {
+        vec![ArbiterParams::osmosis()]
+    }
+
+    /// `CLK_PER_SLOT` clocks per slot, inputs held, every output compared in
+    /// the slot's last clock.
+    fn alignment(p: &ArbiterParams) -> Alignment {
+        Alignment::slot(p.k.max(1))
+    }
+
     fn default_config(p: &ArbiterParams) -> ArbiterConfig {
-        // OSMOSIS: two receivers per output; log2(N) iterations; STX on; a
-        // short crossbar delay so that collisions with arbitrated cells show
-        // within a short run.
-        let iters = p.n.trailing_zeros().clamp(1, MAX_ITER) as u8;
+        // OSMOSIS: two receivers per output; log2(N) iterations (as many as
+        // the slot holds); STX on; a short crossbar delay so that
+        // collisions with arbitrated cells show within a short run.
+        let iters = p.n.trailing_zeros().clamp(1, p.max_iter()) as u8;
         ArbiterConfig::new(2, iters, true, 4)
     }
 
     fn check(p: &ArbiterParams, c: &ArbiterConfig) -> Result<(), ConfigError> {
         check_pow2("N", "ports", p.n, 2, 64)?;
         check_param("CW", "request counter bits", p.cw as usize, 2, 16)?;
+        check_param("CLK_PER_SLOT", "clocks per slot", p.k as usize, 1, 64)?;
         check_range("cfg_recv_i", c.cfg_recv_i.value() as u64, 1, 127)?;
         check_range(
             "cfg_iter_i",
             c.cfg_iter_i.value() as u64,
             1,
-            MAX_ITER as u64,
-        )?;
+            p.max_iter() as u64,
+        )
+        .map_err(|e| {
+            e.note(format!(
+                "one iteration per clock of the slot but the last, at most {MAX_ITER}; \
+                 CLK_PER_SLOT = {}",
+                p.k
+            ))
+        })?;
         check_range("cfg_crd_i", c.cfg_crd_i as u64, 0, mask(KW))
             .map_err(|e| e.note("0: no flow control"))?;
         Ok(())
@@ -511,7 +576,7 @@ impl Block for Arbiter {
         Arbiter {
             p: *p,
             c: c.clone(),
-            err: c.is_illegal(),
+            err: c.is_illegal(p),
             s,
             last: SlotInfo::default(),
         }

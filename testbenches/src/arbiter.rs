@@ -2,8 +2,9 @@
 //!
 //! Configurations cover every runtime field with the edges on purpose:
 //! R = 1 (every SRQ loses to an arbitrated cell), R = 2 (OSMOSIS), R = N - 1,
-//! N and 127 (never a collision); 1 and 8 iterations; STX off; crossbar
-//! delays 0, 1 and 127; credits off (0), 1, a few, many and 1023.
+//! N and 127 (never a collision); 1 iteration and the most the variant's
+//! slot holds (`ArbiterParams::max_iter`: 8 at K = 1 and K >= 9); STX off;
+//! crossbar delays 0, 1 and 127; credits off (0), 1, a few, many and 1023.
 //!
 //! Traffic is generated one cycle at a time ([`ArbiterGen`]) and comes in
 //! phases, each with its own pattern, request and SRQ rates and hot
@@ -26,9 +27,7 @@
 
 use crate::{rng, Bench};
 use arbitrary_int::{u4, u7};
-use model::arbiter::{
-    Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams, MAX_ITER,
-};
+use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams};
 use model::stim::{Cycle, Generator, Step};
 use proptest::prelude::*;
 
@@ -80,10 +79,12 @@ pub fn config_strategy(p: &ArbiterParams, illegal: bool) -> BoxedStrategy<Arbite
         1 => Just(127u8),
         1 => 1u8..=127,
     ];
+    // Up to the most the variant's slot holds (min(8, K - 1); 8 with K = 1).
+    let most = p.max_iter() as u8;
     let iters = prop_oneof![
         3 => Just(1u8),
-        2 => Just(MAX_ITER as u8),
-        3 => 1u8..=MAX_ITER as u8,
+        2 => Just(most),
+        3 => 1u8..=most,
     ];
     let delay = prop_oneof![
         3 => Just(0u8),
@@ -97,7 +98,7 @@ pub fn config_strategy(p: &ArbiterParams, illegal: bool) -> BoxedStrategy<Arbite
             20 => Just(None),
             1 => Just(Some((0u8, 1u8))),
             1 => Just(Some((2u8, 0u8))),
-            1 => (9u8..=15).prop_map(|it| Some((2u8, it))),
+            1 => (most + 1..=15).prop_map(|it| Some((2u8, it))),
         ]
         .boxed()
     } else {
@@ -423,8 +424,8 @@ pub mod scenario {
         }
     }
 
-    /// The first illegal iteration count (`cfg_iter_i = MAX_ITER + 1`, N =
-    /// 4) under saturating requests and a speculative cell every slot: the
+    /// The first illegal iteration count of the default variant (N = 4, K =
+    /// 8: `cfg_iter_i = K`, one more than the slot's clocks but the last) under saturating requests and a speculative cell every slot: the
     /// arbiter flags `cfg_err_o` and grants and acknowledges nothing.
     pub fn iterations_limit() -> Stimulus<Arbiter> {
         let p = Arbiter::variants()[0];
@@ -443,7 +444,7 @@ pub mod scenario {
         Stimulus {
             generated: None,
             params: p,
-            config: ArbiterConfig::new(2, MAX_ITER as u8 + 1, true, 2),
+            config: ArbiterConfig::new(2, p.max_iter() as u8 + 1, true, 2),
             cycles,
             seed: 0x17e9,
         }

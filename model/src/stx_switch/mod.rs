@@ -676,7 +676,7 @@ impl<A: SwitchArbiter> Switch<A> {
     pub fn cfg_err(&self) -> bool {
         self.ing.iter().any(|x| x.cfg_err())
             || self.eg.iter().any(|x| x.config().cfg_scheme_i.value() == 3)
-            || self.parts.arbiter.1.is_illegal()
+            || self.parts.arbiter.1.is_illegal(&self.parts.arbiter.0)
     }
     /// Coverage bins hit in the last cycle (bit `b` for `Bin` number `b`).
     pub fn hits(&self) -> u64 {

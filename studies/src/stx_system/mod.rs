@@ -70,13 +70,18 @@ pub type ModelArbiter = Arbiter;
 /// The arbiter variant and configuration a system needs: `N` ports (a power
 /// of two, 2..=64), `R` receivers, `iters` iSLIP iterations, STX on or off,
 /// crossbar delay `RTT`, the credits of [`Config::credit_pool`]. The counter
-/// width is the widest verilated for `N` (see `docs/arbiter.md`).
+/// width is the widest verilated for `N` (see `docs/arbiter.md`); the clocks
+/// per slot those of that variant when its slot holds `iters` iterations,
+/// else one (the whole slot in one clock, as in the `stx_switch` RTL).
 pub fn arbiter_setup(cfg: &Config) -> (ArbiterParams, ArbiterConfig) {
-    let p = Arbiter::variants()
+    let mut p = Arbiter::variants()
         .into_iter()
         .filter(|v| v.n == cfg.n)
         .max_by_key(|v| v.cw)
         .unwrap_or(ArbiterParams::new(cfg.n, 10));
+    if (p.max_iter() as usize) < cfg.iters {
+        p.k = 1;
+    }
     let c = ArbiterConfig::new(cfg.r as u8, cfg.iters as u8, cfg.stx, cfg.rtt as u8)
         .with_credits(cfg.credit_pool());
     (p, c)

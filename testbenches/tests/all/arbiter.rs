@@ -8,7 +8,7 @@ use model::arbiter::{
     random_of, stx_winners, Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams,
 };
 use model::stim::{Cycle, Stimulus};
-use model::Block;
+use model::{Block, Params};
 use proptest::prelude::*;
 
 #[test]
@@ -573,6 +573,8 @@ fn illegal_configuration() {
         (ArbiterConfig::new(0, 1, true, 0), "cfg_recv_i"),
         (ArbiterConfig::new(2, 0, true, 0), "cfg_iter_i"),
         (ArbiterConfig::new(2, 9, true, 0), "cfg_iter_i"),
+        // K = 8: seven iterations and the STX clock.
+        (ArbiterConfig::new(2, 8, true, 0), "cfg_iter_i"),
     ] {
         let e = Arbiter::check(&p, &c).unwrap_err();
         assert_eq!(e.field, field);
@@ -623,5 +625,56 @@ fn every_scenario_checks_out_on_the_model() {
             .collect();
         let check = sc.check.expect("every arbiter scenario has a check");
         check(&s, &o).unwrap_or_else(|e| panic!("{}: {e}", sc.name));
+    }
+}
+
+/// The delay line in its memory at its edges, on the default variant (K = 8)
+/// and the one-clock one (K = 1): input 0 requests output 1 in every slot
+/// and is granted in every slot; with crossbar delay D the arbitrated cell
+/// is at output 1 from slot D on and not before (a slot before the reset
+/// reads an empty entry, not the memory's undefined word), through the
+/// forwarded entry when D = 1, this slot's matching when D = 0 and a
+/// wrapped ring pointer when D = 127.
+#[test]
+fn delay_line_edges_in_memory() {
+    for p in [Arbiter::variants()[0], variant(8)] {
+        for d in [0u8, 1, 2, 3, 127] {
+            let c = ArbiterConfig::new(2, 1, false, d);
+            let cycles: Vec<ArbiterInputs> = (0..300)
+                .map(|_| {
+                    let mut i = ArbiterInputs::idle(&p);
+                    i.request(0, 1);
+                    i
+                })
+                .collect();
+            let s = stimulus(p, c, cycles);
+            for (t, o) in trace(&s).iter().enumerate() {
+                assert_eq!(o.grant(0), Some(1), "D {d} slot {t}");
+                let arb = t >= d as usize;
+                assert_eq!(o.xb_arb_o[1], arb, "D {d} slot {t}");
+                assert_eq!(o.xb_mask_o[1], u64::from(arb), "D {d} slot {t}");
+            }
+            support::lockstep_or_report(&s, &format!("delay line D {d} on {}", p.label()));
+        }
+    }
+}
+
+/// A slot of K clocks holds min(8, K - 1) iterations (8 with K = 1): the
+/// check accepts that many and refuses one more, naming the limit.
+#[test]
+fn iterations_per_slot_follow_the_clocks() {
+    for (k, most) in [(1u32, 8u32), (2, 1), (4, 3), (8, 7), (9, 8), (50, 8)] {
+        let p = ArbiterParams::new(4, 4).clocks(k);
+        assert_eq!(p.max_iter(), most, "K {k}");
+        let ok = ArbiterConfig::new(2, most as u8, true, 4);
+        assert!(Arbiter::check(&p, &ok).is_ok(), "K {k}");
+        assert!(!ok.is_illegal(&p));
+        if most < 15 {
+            let bad = ArbiterConfig::new(2, most as u8 + 1, true, 4);
+            let e = Arbiter::check(&p, &bad).unwrap_err();
+            assert_eq!(e.field, "cfg_iter_i");
+            assert!(e.msg.contains(&format!("CLK_PER_SLOT = {k}")), "{}", e.msg);
+            assert!(bad.is_illegal(&p));
+        }
     }
 }

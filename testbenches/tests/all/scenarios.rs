@@ -79,7 +79,7 @@ fn arbiter_scenarios() {
                 err += usize::from(o.cfg_err_o);
             }
         }
-        if stim.config.is_illegal() {
+        if stim.config.is_illegal(&stim.params) {
             // Flagged every cycle, and nothing granted or acknowledged.
             assert_eq!((err, acks, grants), (stim.cycles.len(), 0, 0), "{}", s.name);
             assert!(spec > 0, "{}", s.name);

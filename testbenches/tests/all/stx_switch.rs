@@ -427,9 +427,10 @@ impl SwitchArbiter for RtlArb {
     }
 }
 
-/// The same switch on the arbiter's RTL (variant `n8cw6`: wider request
-/// counters than the switch's, which never saturate either way) gives the
-/// model switch's deliveries, cycle by cycle.
+/// The same switch on the arbiter's RTL (variant `n8cw6k1`: one clock per
+/// slot, as in the switch's RTL; wider request counters than the switch's,
+/// which never saturate either way) gives the model switch's deliveries,
+/// cycle by cycle.
 #[test]
 fn the_switch_runs_on_the_arbiter_rtl() {
     let p = StxSwitchParams::default();

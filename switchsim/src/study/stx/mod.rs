@@ -32,28 +32,38 @@ use anyhow::{anyhow, Result};
 use cosim::lockstep::POWER_ON_RESET;
 use cosim::rtl::Rtl;
 use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams};
-use model::Block;
+use model::{Block, PortGroup};
 use studies::stx_system::{Policy, Scheme, Stall, SwitchArbiter};
 
-/// The arbiter RTL behind the switch composition's arbiter interface.
+/// The arbiter RTL behind the switch composition's arbiter interface: one
+/// slot is `CLK_PER_SLOT` clocks with the slot's inputs held, its outputs
+/// those of the last clock (the block's alignment, `docs/arbiter.md`).
 pub struct RtlArbiter {
     rtl: Rtl<Arbiter>,
+    p: ArbiterParams,
+    k: u32,
     cycles: u64,
 }
 
 impl RtlArbiter {
     /// Instantiates the verilated variant `p` with configuration `c`,
     /// random initial state from `seed`, and holds reset for the power-on
-    /// cycles (as the lockstep runner does).
+    /// slots (as the lockstep runner does).
     pub fn new(p: &ArbiterParams, c: &ArbiterConfig, seed: u64) -> Result<Self> {
         Arbiter::check(p, c)?;
+        let k = Arbiter::alignment(p).clocks_per_step.max(1);
         let mut rtl = Rtl::<Arbiter>::new(p, c, seed, None)?;
-        rtl.reset(POWER_ON_RESET as usize)
+        rtl.reset(POWER_ON_RESET as usize * k as usize)
             .map_err(|e| anyhow!("{e}"))?;
-        Ok(RtlArbiter { rtl, cycles: 0 })
+        Ok(RtlArbiter {
+            rtl,
+            p: *p,
+            k,
+            cycles: 0,
+        })
     }
 
-    /// Clock cycles run (slots).
+    /// Slots run.
     pub fn cycles(&self) -> u64 {
         self.cycles
     }
@@ -63,6 +73,15 @@ impl SwitchArbiter for RtlArbiter {
     fn step_into(&mut self, i: &ArbiterInputs, o: &mut ArbiterOutputs) {
         // An RTL assertion or a failed FFI call is a broken contract: the
         // system cannot go on.
+        if self.k > 1 {
+            i.pack(&self.p, self.rtl.inputs_mut())
+                .unwrap_or_else(|e| panic!("arbiter RTL, slot {}: input: {e}", self.cycles));
+            for _ in 1..self.k {
+                self.rtl
+                    .cycle(false)
+                    .unwrap_or_else(|e| panic!("arbiter RTL, slot {}: {e}", self.cycles));
+            }
+        }
         *o = self
             .rtl
             .step(i)
