@@ -160,9 +160,18 @@ impl<B: Block> Rtl<B> {
 
     /// Packs `i`, runs one cycle and unpacks the outputs.
     pub fn step(&mut self, i: &B::Inputs) -> Result<B::Outputs> {
+        self.step_clocks(i, 1)
+    }
+
+    /// Packs `i`, holds it for `k` cycles (a step of `Alignment::slot(k)`)
+    /// and unpacks the outputs of the last.
+    pub fn step_clocks(&mut self, i: &B::Inputs, k: u32) -> Result<B::Outputs> {
         let p = self.params.clone();
         i.pack(&p, self.inputs_mut())
             .map_err(|e| anyhow!("input: {e}"))?;
+        for _ in 1..k {
+            self.cycle(false)?;
+        }
         let w = self.cycle(false)?;
         Ok(B::Outputs::unpack(&p, w))
     }

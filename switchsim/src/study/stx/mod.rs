@@ -32,7 +32,7 @@ use anyhow::{anyhow, Result};
 use cosim::lockstep::POWER_ON_RESET;
 use cosim::rtl::Rtl;
 use model::arbiter::{Arbiter, ArbiterConfig, ArbiterInputs, ArbiterOutputs, ArbiterParams};
-use model::{Block, PortGroup};
+use model::Block;
 use studies::stx_system::{Policy, Scheme, Stall, SwitchArbiter};
 
 /// The arbiter RTL behind the switch composition's arbiter interface: one
@@ -40,7 +40,6 @@ use studies::stx_system::{Policy, Scheme, Stall, SwitchArbiter};
 /// those of the last clock (the block's alignment, `docs/arbiter.md`).
 pub struct RtlArbiter {
     rtl: Rtl<Arbiter>,
-    p: ArbiterParams,
     k: u32,
     cycles: u64,
 }
@@ -55,12 +54,7 @@ impl RtlArbiter {
         let mut rtl = Rtl::<Arbiter>::new(p, c, seed, None)?;
         rtl.reset(POWER_ON_RESET as usize * k as usize)
             .map_err(|e| anyhow!("{e}"))?;
-        Ok(RtlArbiter {
-            rtl,
-            p: *p,
-            k,
-            cycles: 0,
-        })
+        Ok(RtlArbiter { rtl, k, cycles: 0 })
     }
 
     /// Slots run.
@@ -73,18 +67,9 @@ impl SwitchArbiter for RtlArbiter {
     fn step_into(&mut self, i: &ArbiterInputs, o: &mut ArbiterOutputs) {
         // An RTL assertion or a failed FFI call is a broken contract: the
         // system cannot go on.
-        if self.k > 1 {
-            i.pack(&self.p, self.rtl.inputs_mut())
-                .unwrap_or_else(|e| panic!("arbiter RTL, slot {}: input: {e}", self.cycles));
-            for _ in 1..self.k {
-                self.rtl
-                    .cycle(false)
-                    .unwrap_or_else(|e| panic!("arbiter RTL, slot {}: {e}", self.cycles));
-            }
-        }
         *o = self
             .rtl
-            .step(i)
+            .step_clocks(i, self.k)
             .unwrap_or_else(|e| panic!("arbiter RTL, slot {}: {e:#}", self.cycles));
         self.cycles += 1;
     }
