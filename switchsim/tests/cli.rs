@@ -968,7 +968,7 @@ fn hardware_commands_use_the_project_they_run_in() {
         t.replacen("endmodule", "  wire extra_w = 1'b0 & 1'b1;\nendmodule", 1)
     });
     let sub = proj.join("docs");
-    let lint = switchsim_in(&sub, &["lint"]);
+    let lint = switchsim_in(&sub, &["lint", "prim_sat_cnt"]);
     let (out, err) = text(&lint);
     assert_eq!(
         lint.status.code(),
@@ -980,6 +980,7 @@ fn hardware_commands_use_the_project_they_run_in() {
         &sub,
         &[
             "lint",
+            "prim_sat_cnt",
             "--rtl",
             &format!("{}/../rtl", env!("CARGO_MANIFEST_DIR")),
         ],

@@ -6,31 +6,66 @@ use model::{Block, Params, PortGroup};
 use std::path::{Path, PathBuf};
 use testbenches::Bench;
 
-pub fn lint_block<B: Block>(rtl: &Path, failed: &mut usize) -> Result<u8> {
+/// One `verilator --lint-only` run: the block and variant it names, and
+/// its arguments.
+pub struct LintJob {
+    label: String,
+    args: Vec<String>,
+}
+
+/// Queues the lint of every variant of `B`.
+pub fn lint_block<B: Block>(rtl: &Path, jobs: &mut Vec<LintJob>) -> Result<u8> {
     let files = cosim::toolchain::rtl_files(rtl, B::NAME)
         .with_context(|| format!("cannot read {}", rtl.display()))?;
     for v in B::variants() {
-        let mut cmd = std::process::Command::new("verilator");
-        cmd.args(cosim::toolchain::verilator_args(
-            cosim::toolchain::Purpose::Lint,
-            B::NAME,
-            &v.verilog(),
-            &files,
-            "",
-            Path::new(""),
-        ));
-        let o = cmd
-            .output()
-            .context("cannot run verilator (install it with `make deps`)")?;
+        jobs.push(LintJob {
+            label: format!("{} {}", B::NAME, v.label()),
+            args: cosim::toolchain::verilator_args(
+                cosim::toolchain::Purpose::Lint,
+                B::NAME,
+                &v.verilog(),
+                &files,
+                "",
+                Path::new(""),
+            ),
+        });
+    }
+    Ok(0)
+}
+
+/// Runs `jobs` on every core (each Verilator process is single-threaded),
+/// printing each verdict in the order of `jobs`; the number that failed.
+fn lint_run(jobs: &[LintJob]) -> Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut outcome: Vec<Option<Result<std::process::Output>>> = Vec::new();
+    outcome.resize_with(jobs.len(), || None);
+    let done = std::sync::Mutex::new(outcome);
+    std::thread::scope(|sc| {
+        for _ in 0..cores.min(jobs.len()) {
+            sc.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(j) = jobs.get(k) else { break };
+                let o = std::process::Command::new("verilator")
+                    .args(&j.args)
+                    .output()
+                    .context("cannot run verilator (install it with `make deps`)");
+                done.lock().unwrap()[k] = Some(o);
+            });
+        }
+    });
+    let mut failed = 0;
+    for (j, o) in jobs.iter().zip(done.into_inner().unwrap()) {
+        let o = o.expect("every job ran")?;
         if o.status.success() && o.stderr.is_empty() {
-            println!("lint clean  {} {}", B::NAME, v.label());
+            println!("lint clean  {}", j.label);
         } else {
-            *failed += 1;
-            println!("lint FAILED {} {}", B::NAME, v.label());
+            failed += 1;
+            println!("lint FAILED {}", j.label);
             print!("{}", String::from_utf8_lossy(&o.stderr));
         }
     }
-    Ok(0)
+    Ok(failed)
 }
 
 pub fn bench_block<B: Bench>(
@@ -619,6 +654,8 @@ pub fn blocks_of(name: &str) -> Result<Vec<&str>> {
 /// The options of `switchsim lint`.
 #[derive(clap::Args, Debug)]
 pub struct LintOpts {
+    /// Blocks to lint (default: all).
+    pub blocks: Vec<String>,
     /// The RTL directory (default: the `rtl/` of the project this is run in).
     #[arg(long)]
     pub rtl: Option<PathBuf>,
@@ -627,17 +664,17 @@ pub struct LintOpts {
 /// `switchsim lint`.
 pub fn lint_all(o: LintOpts) -> Result<u8> {
     let rtl = cosim::golden::project_rtl(o.rtl.as_deref())?;
-    let mut failed = 0;
-    for b in testbenches::registry::names() {
+    let mut jobs = Vec::new();
+    for b in names_or_all(o.blocks) {
         for_block(
-            b,
+            &b,
             &mut LintC {
                 rtl: &rtl,
-                failed: &mut failed,
+                jobs: &mut jobs,
             },
         )?;
     }
-    Ok(u8::from(failed > 0))
+    Ok(u8::from(lint_run(&jobs)? > 0))
 }
 
 /// The options of `switchsim bench`.

@@ -79,15 +79,7 @@ command!(ReplayC<'a> { text: &'a str, out: &'a Path, illegal: bool, user: Option
 command!(TraceC<'a> { name: Option<&'a str>, out: &'a Path, user: Option<&'a UserRtl> } => cmd_trace);
 command!(ConfigC<'a> { variant: Option<&'a str> } => cmd_config);
 
-pub struct LintC<'a> {
-    pub rtl: &'a Path,
-    pub failed: &'a mut usize,
-}
-impl Command for LintC<'_> {
-    fn call<B: Bench>(&mut self) -> Result<u8> {
-        lint_block::<B>(self.rtl, self.failed)
-    }
-}
+command!(LintC<'a> { rtl: &'a Path, jobs: &'a mut Vec<hw::LintJob> } => lint_block);
 
 command!(SynthC<'a> { rtl: &'a Path, variant: Option<&'a str>, depth_timeout: u64, rows: &'a mut Vec<String> } => synth_block);
 
