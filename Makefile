@@ -28,7 +28,7 @@ FUZZ_TIME   ?=
 # Fuzz seed: derived from the commit, so a CI failure replays with the same seed.
 FUZZ_SEED   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null | xargs -I{} printf '%d' 0x{} 2>/dev/null || echo 1)
 
-.PHONY: all deps build run test lint lint-ci blocks fuzz bench soak synth synth-scale mutate clean test-stx sweep-stx sweep-stx-short test-recn-net sweep-recn-net sweep-recn-net-small test-bcn sweep-bcn
+.PHONY: all deps build run test lint lint-ci blocks fuzz bench soak synth synth-scale test-scale mutate clean test-stx sweep-stx sweep-stx-short test-recn-net sweep-recn-net sweep-recn-net-small test-bcn sweep-bcn
 
 all: build
 
@@ -100,6 +100,7 @@ fuzz: build
 # by side.
 BENCH_CACHE := target/bench-cache
 bench: build
+	$(CARGO) build --release -p switchsim --example profile_lockstep
 	@rm -rf $(BENCH_CACHE); s=$$(date +%s.%N); \
 	  SWITCHSIM_CACHE=$(BENCH_CACHE) $(SWITCHSIM) build all --jobs 2 || exit $$?; e=$$(date +%s.%N); \
 	  cp $(BENCH_CACHE)/builds.tsv target/bench-cold.tsv; awk "BEGIN{print $$e - $$s}" > target/bench-cold.wall
@@ -120,6 +121,11 @@ SCALE_DEPTH_TIMEOUT ?= 3600
 soak: build
 	$(SWITCHSIM) build all --default-only --jobs $(JOBS)
 	$(SWITCHSIM) soak --cycles $(SOAK_CYCLES) --max-rss-mib $(SOAK_MAX_RSS_MIB) --write BENCHMARKS.md
+
+# The tests that co-simulate a block at a seed's size (`#[ignore]`d with
+# "scale design", named scale_*): their designs take minutes to build.
+test-scale: build
+	$(CARGO) test --release --workspace -- --ignored scale_
 
 # Yosys synthesis of every block: no latches, no multiple drivers; cell
 # counts recorded in docs/synth.md.

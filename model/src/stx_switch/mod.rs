@@ -126,6 +126,24 @@ pub struct StxSwitchParams {
 }
 
 impl StxSwitchParams {
+    /// The 16-port size (`n16q2rtx4b8r2rtt4sw8iw8cw2cntw16`). Not among the
+    /// verilated [`variants`](Block::variants): its one-clock RTL is 57 MB
+    /// of verilated C++ (three minutes of a cold build), so it is
+    /// co-simulated by `make test-scale` (nightly).
+    pub const fn n16() -> Self {
+        StxSwitchParams {
+            n: 16,
+            q: 2,
+            rtx: 4,
+            b: 8,
+            r: 2,
+            rtt: 4,
+            sw: 8,
+            iw: 8,
+            cw: 2,
+            cntw: 16,
+        }
+    }
     /// Port index width `log2(N)`.
     pub const fn ow(&self) -> u32 {
         crate::stx_ingress::clog2(self.n)
@@ -954,7 +972,6 @@ impl Block for StxSwitch {
         vec![
             v(8, 4, 4, 16, 2, 8, 8, 8, 3, 16),
             v(4, 4, 3, 8, 2, 6, 5, 6, 2, 8),
-            v(16, 2, 4, 8, 2, 4, 8, 8, 2, 16),
         ]
     }
 

@@ -171,10 +171,33 @@ fn every_cell_once_in_order_same_delays_model_and_rtl() {
 /// for grants (`docs/stx_switch.md`, "Why the credits cannot deadlock").
 #[test]
 fn credit_reserve_prevents_deadlock() {
-    let p = StxSwitch::variants()
-        .into_iter()
-        .find(|p| p.n == 16)
-        .expect("the N = 16 variant");
+    let (s, ins) = deadlock_case();
+    let m = run_model(&s, &ins);
+    let sm = ledger(&s.params, &ins, &m).expect("the model delivers every cell");
+    let acked: u64 = m.last().unwrap().cnt_stx_o.iter().map(|&c| c as u64).sum();
+    assert!(sm.delivered > 100);
+    // The stall needs speculative cells.
+    assert!(acked > 0);
+}
+
+/// [`credit_reserve_prevents_deadlock`]'s case on the RTL at its size
+/// (`N = 16`, a scale design: `make test-scale`): the same deliveries.
+#[test]
+#[ignore = "scale design: make test-scale"]
+fn scale_credit_reserve_prevents_deadlock_in_rtl() {
+    let (s, ins) = deadlock_case();
+    let sm = ledger(&s.params, &ins, &run_model(&s, &ins)).unwrap();
+    let r = run_rtl(&s, &ins);
+    assert_eq!(
+        ledger(&s.params, &ins, &r),
+        Ok(sm),
+        "the RTL delivers the same"
+    );
+}
+
+/// The `N = 16` case of [`credit_reserve_prevents_deadlock`], drained.
+fn deadlock_case() -> (Stimulus<StxSwitch>, Vec<StxSwitchInputs>) {
+    let p = StxSwitchParams::n16();
     let c = model::stx_switch::StxSwitchConfig {
         cfg_recv_i: 2,
         cfg_iter_i: 1,
@@ -192,14 +215,19 @@ fn credit_reserve_prevents_deadlock() {
     ))
     .unwrap();
     let ins = deliverable(&s);
-    let m = run_model(&s, &ins);
-    let sm = ledger(&p, &ins, &m).expect("the model delivers every cell");
-    let acked: u64 = m.last().unwrap().cnt_stx_o.iter().map(|&c| c as u64).sum();
-    assert!(sm.delivered > 100);
-    let r = run_rtl(&s, &ins);
-    assert_eq!(ledger(&p, &ins, &r), Ok(sm), "the RTL delivers the same");
-    // The stall needs speculative cells.
-    assert!(acked > 0);
+    (s, ins)
+}
+
+/// Lockstep at `N = 16` (a scale design, `make test-scale`): generated
+/// stimuli of a few seeds, each on a legal random configuration.
+#[test]
+#[ignore = "scale design: make test-scale"]
+fn scale_equivalence_n16() {
+    let p = StxSwitchParams::n16();
+    for seed in 1..=4 {
+        let s = testbenches::generate::<StxSwitch>(&p, seed, 3000, None);
+        support::lockstep_or_report(&s, &format!("stx_switch N = 16, seed {seed}"));
+    }
 }
 
 /// The ledger catches a lost cell, a second copy and an order swap.
