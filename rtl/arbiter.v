@@ -340,20 +340,23 @@ module arbiter #(
       if (!fc_on)                                     u[a*10 +: 10] = 10'd0;
       else if ({2'd0, crd_ret_i[a*8 +: 8]} >= u_j)    u[a*10 +: 10] = 10'd0;
       else                                            u[a*10 +: 10] = u_j - {2'd0, crd_ret_i[a*8 +: 8]};
-      has_crd[a] = !fc_on || crd_ok(use_q[a*10 +: 10], crd_ret_i[a*8 +: 8], cfg_crd_i);
     end
     // Needed only in the phases that iterate.
     t0_x   = {N{1'b0}};
     t0_st  = 0;
     t0_row = 0;
     t0_blk = 0;
+    has_crd = {N{1'b0}};
     for (a = 0; a < N; a = a + 1) req_t[a] = {N{1'b0}};
     if (K == 1 || {{(32-PW){1'b0}}, ph_q} < {28'd0, iters}) begin
       for (a = 0; a < N; a = a + 1)
         req_t[a] = nz_q[a*N +: N]
                  | (req_valid_i[a] ? {{(N-1){1'b0}}, 1'b1} << req_out_i[a*IW +: IW] : {N{1'b0}});
       `ARB_TRANSPOSE(req_t, t0_st, t0_row, t0_blk, t0_x)
-      for (a = 0; a < N; a = a + 1) req_t[a] = req_t[a] & {N{has_crd[a]}};
+      for (a = 0; a < N; a = a + 1) begin
+        has_crd[a] = !fc_on || crd_ok(use_q[a*10 +: 10], crd_ret_i[a*8 +: 8], cfg_crd_i);
+        req_t[a]   = req_t[a] & {N{has_crd[a]}};
+      end
     end
   end
 
