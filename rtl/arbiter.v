@@ -110,17 +110,8 @@ module arbiter #(
   localparam [PW-1:0] PH_LAST = KM1[PW-1:0];
   localparam [3:0]    ITMAX4  = ITMAX[3:0];
 
-  // Constant masks. ENC_MASK[b*N + i] = bit b of i (one-hot -> index).
-  // TMASK[s*N + c] = ((c >> s) & 1) == 0 (butterfly stage of block 2^s).
-  function automatic [IW*N-1:0] enc_masks(input integer n);
-    integer b, i;
-    begin
-      enc_masks = {IW*N{1'b0}};
-      for (b = 0; b < IW; b = b + 1)
-        for (i = 0; i < n; i = i + 1)
-          enc_masks[b*N + i] = ((i >> b) & 1) == 1;
-    end
-  endfunction
+  // Constant masks. TMASK[s*N + c] = ((c >> s) & 1) == 0 (butterfly stage
+  // of block 2^s).
   function automatic [IW*N-1:0] t_masks(input integer n);
     integer s, c;
     begin
@@ -130,24 +121,106 @@ module arbiter #(
           t_masks[s*N + c] = ((c >> s) & 1) == 0;
     end
   endfunction
-  localparam [IW*N-1:0] ENC_MASK = enc_masks(N);
   localparam [IW*N-1:0] TMASK    = t_masks(N);
 
-  // One-hot (or zero) to index.
-  function automatic [IW-1:0] enc(input [N-1:0] oh);
-    integer b;
+  // Lowest set bit of v: {some bit set, its index} (index all ones when
+  // none), as a binary tree over log2(N) levels. After level l a node
+  // (bit m 2^(l+1)) holds its range's "some bit" and index: the lower
+  // half's when it has a bit, else the upper half's (index bit l says
+  // which). Written on whole vectors (v >> 2^l brings the upper half to its
+  // node; the other bits carry unused values): Verilator simulates a level
+  // as a few word operations. A tree, not a prefix: ABC's area rewriting
+  // (dc2) turns an OR prefix over all positions into a chain of N.
+  function automatic [IW:0] ffs(input [N-1:0] v);
+    reg [N-1:0]    vl;
+    reg [IW*N-1:0] bi;
+    integer        l, b;
     begin
-      for (b = 0; b < IW; b = b + 1) enc[b] = |(oh & ENC_MASK[b*N +: N]);
+      vl = v;
+      bi = {IW*N{1'b0}};
+      for (l = 0; l < IW; l = l + 1) begin
+        for (b = 0; b < l; b = b + 1)
+          bi[b*N +: N] = (vl & bi[b*N +: N]) | (~vl & (bi[b*N +: N] >> (1 << l)));
+        bi[l*N +: N] = ~vl;
+        vl = vl | (vl >> (1 << l));
+      end
+      ffs[IW] = vl[0];
+      for (b = 0; b < IW; b = b + 1) ffs[b] = bi[b*N];
     end
   endfunction
 
-  // First set bit of v at or after position p, cyclically, as a one-hot.
-  function automatic [N-1:0] rr_pick(input [N-1:0] v, input [IW-1:0] p);
-    reg [N-1:0] hi, x;
+  // First set bit of v at or after position p, cyclically: {some bit set,
+  // its index} (index all ones when none): the two trees side by side, a
+  // mux after them.
+  function automatic [IW:0] rr_pick(input [N-1:0] v, input [IW-1:0] p);
+    reg [IW:0] fh, fv;
     begin
-      hi      = v & ({N{1'b1}} << p);
-      x       = (|hi) ? hi : v;
-      rr_pick = x & (~x + {{(N-1){1'b0}}, 1'b1});
+      fh      = ffs(v & ({N{1'b1}} << p));
+      fv      = ffs(v);
+      rr_pick = {fv[IW], fh[IW] ? fh[IW-1:0] : fv[IW-1:0]};
+    end
+  endfunction
+
+  // Output a has a credit for this slot: the credits in use after the
+  // returns are below the limit, u = max(0, use - ret) < C. With C > 0 that
+  // is use < C + ret (ret >= use gives u = 0 < C, and use < ret + C too),
+  // the sign of C + ret + ~use = C + ret - use - 1 in 12 bits: one 3:2
+  // compressor and a prefix carry (the subtract-then-compare of u was the
+  // start of the iteration clock's longest path).
+  function automatic crd_ok(input [9:0] use_a, input [7:0] ret, input [9:0] c);
+    reg [11:0] x, y, z, p, gg, pp;
+    integer    d;
+    begin
+      x  = {2'd0, c};
+      y  = {4'd0, ret};
+      z  = ~{2'd0, use_a};
+      // x + y + z = sm + cy (3:2 compressor), then the carries of sm + cy
+      // on whole vectors (Kogge-Stone, as credit.v's ks_add).
+      pp = x ^ y ^ z;                                 // sm
+      gg = ((x & y) | (x & z) | (y & z)) << 1;        // cy
+      p  = pp ^ gg;
+      gg = pp & gg;
+      pp = p;
+      for (d = 1; d < 12; d = d * 2) begin
+        gg = gg | (pp & (gg << d));
+        pp = pp & ((pp << d) | ~({12{1'b1}} << d));
+      end
+      crd_ok = ~(p[11] ^ gg[10]);                     // sign bit clear
+    end
+  endfunction
+
+  // a <= b on 7 bits: the carry out of b + ~a + 1 as a prefix carry (log2(7)
+  // levels of generate/propagate), where a compare synthesises to a ripple.
+  function automatic le7(input [6:0] a, input [6:0] b);
+    reg [6:0] gg, pp;
+    integer   d;
+    begin
+      pp = ~(a ^ b);
+      gg = b & ~a;
+      gg[0] = gg[0] | pp[0];
+      for (d = 1; d < 7; d = d * 2) begin
+        gg = gg | (pp & (gg << d));
+        pp = pp & ((pp << d) | ~({7{1'b1}} << d));
+      end
+      le7 = gg[6];
+    end
+  endfunction
+
+  // a + b + cin in 10 bits (wrapping) as a Kogge-Stone prefix adder: about
+  // 2 log2(10) + 2 levels, where '+' synthesises to a ripple carry.
+  function automatic [9:0] add10(input [9:0] a, input [9:0] b, input cin);
+    reg [9:0] p, gg, pp;
+    integer   d;
+    begin
+      p     = a ^ b;
+      gg    = a & b;
+      gg[0] = gg[0] | (p[0] & cin);
+      pp    = p;
+      for (d = 1; d < 10; d = d * 2) begin
+        gg = gg | (pp & (gg << d));
+        pp = pp & ((pp << d) | ~({10{1'b1}} << d));
+      end
+      add10 = p ^ {gg[8:0], cin};
     end
   endfunction
 
@@ -267,20 +340,23 @@ module arbiter #(
       if (!fc_on)                                     u[a*10 +: 10] = 10'd0;
       else if ({2'd0, crd_ret_i[a*8 +: 8]} >= u_j)    u[a*10 +: 10] = 10'd0;
       else                                            u[a*10 +: 10] = u_j - {2'd0, crd_ret_i[a*8 +: 8]};
-      has_crd[a] = !fc_on || (u[a*10 +: 10] < cfg_crd_i);
     end
     // Needed only in the phases that iterate.
     t0_x   = {N{1'b0}};
     t0_st  = 0;
     t0_row = 0;
     t0_blk = 0;
+    has_crd = {N{1'b0}};
     for (a = 0; a < N; a = a + 1) req_t[a] = {N{1'b0}};
     if (K == 1 || {{(32-PW){1'b0}}, ph_q} < {28'd0, iters}) begin
       for (a = 0; a < N; a = a + 1)
         req_t[a] = nz_q[a*N +: N]
                  | (req_valid_i[a] ? {{(N-1){1'b0}}, 1'b1} << req_out_i[a*IW +: IW] : {N{1'b0}});
       `ARB_TRANSPOSE(req_t, t0_st, t0_row, t0_blk, t0_x)
-      for (a = 0; a < N; a = a + 1) req_t[a] = req_t[a] & {N{has_crd[a]}};
+      for (a = 0; a < N; a = a + 1) begin
+        has_crd[a] = !fc_on || crd_ok(use_q[a*10 +: 10], crd_ret_i[a*8 +: 8], cfg_crd_i);
+        req_t[a]   = req_t[a] & {N{has_crd[a]}};
+      end
     end
   end
 
@@ -299,6 +375,8 @@ module arbiter #(
   reg [N-1:0]    gm [0:N-1];       // row j: the input output j grants (one-hot)
   reg [N-1:0]    gt [0:N-1];       // row i: the outputs granting input i
   reg [N-1:0]    acc, a_oh, t1_x;
+  reg [IW:0]     pk;               // a pick: {some, index}
+  reg [N*IW-1:0] gix;              // per output: the input it grants (index)
   integer        it, kk, i, j, t1_st, t1_row, t1_blk;
 
   always @(*) begin
@@ -329,23 +407,28 @@ module arbiter #(
     t1_blk = 0;
     i      = 0;
     acc    = {N{1'b0}};
-    a_oh = {N{1'b0}};
+    a_oh   = {N{1'b0}};
+    pk     = {(IW+1){1'b0}};
+    gix    = {N*IW{1'b0}};
     it   = 0;
     for (kk = 0; kk < IPC; kk = kk + 1) begin
       it = (K == 1) ? kk : {{(32-PW){1'b0}}, ph_q};
       if (it < {28'd0, iters}) begin
         // Grant: each unmatched output picks from the unmatched requesters.
         for (j = 0; j < N; j = j + 1) begin
-          gm[j] = uo_d[j] ? rr_pick(req_t[j] & ui_d, gptr_q[j*IW +: IW]) : {N{1'b0}};
-          gt[j] = gm[j];
+          pk              = rr_pick(req_t[j] & ui_d, gptr_q[j*IW +: IW]);
+          gix[j*IW +: IW] = pk[IW-1:0];
+          gm[j]           = (uo_d[j] && pk[IW]) ? {{(N-1){1'b0}}, 1'b1} << pk[IW-1:0] : {N{1'b0}};
+          gt[j]           = gm[j];
         end
         `ARB_TRANSPOSE(gt, t1_st, t1_row, t1_blk, t1_x)
         // Accept: each input with grants picks one.
         acc = {N{1'b0}};
         for (i = 0; i < N; i = i + 1) begin
-          a_oh = rr_pick(gt[i], aptr_q[i*IW +: IW]);
-          if (|gt[i]) begin
-            mi_d[i*IW +: IW] = enc(a_oh);
+          pk   = rr_pick(gt[i], aptr_q[i*IW +: IW]);
+          a_oh = pk[IW] ? {{(N-1){1'b0}}, 1'b1} << pk[IW-1:0] : {N{1'b0}};
+          if (pk[IW]) begin
+            mi_d[i*IW +: IW] = pk[IW-1:0];
             ui_d[i]          = 1'b0;
             acc              = acc | a_oh;
             gi_d[i*3 +: 3]   = it[2:0];
@@ -354,7 +437,7 @@ module arbiter #(
         end
         for (j = 0; j < N; j = j + 1) begin
           if (acc[j]) begin
-            mo_d[j*IW +: IW] = enc(gm[j]);
+            mo_d[j*IW +: IW] = gix[j*IW +: IW];
             if (it == 0) m0o_d[j] = 1'b1;
           end
         end
@@ -575,7 +658,10 @@ module arbiter #(
   reg [DW-1:0]   arb_e;
   reg [N*7-1:0]  cap_of;
   reg [N-1:0]    win;
-  reg [6:0]      cap_j, k_j, recv_m1, nwin;
+  reg [6:0]      cap_j, k_j, recv_m1;
+  reg [6:0]      cap_n, cap_a, nwin_n, nwin_a;  // capacity, winners: no arbitrated cell, one
+  reg [N*7-1:0]  nwin_of;                       // per output: winners min(k, cap)
+  reg            lim_n, lim_a, k_av;            // cap limited by the credits; k <= avail
   reg [6:0]      avail;
   reg [IW-1:0]   rj, gj, mo_j;
   reg [CW-1:0]   v;
@@ -615,7 +701,14 @@ module arbiter #(
     v           = {CW{1'b0}};
     cap_j       = 7'd0;
     k_j         = 7'd0;
-    nwin        = 7'd0;
+    cap_n       = 7'd0;
+    cap_a       = 7'd0;
+    nwin_n      = 7'd0;
+    nwin_a      = 7'd0;
+    nwin_of     = {N*7{1'b0}};
+    lim_n       = 1'b0;
+    lim_a       = 1'b0;
+    k_av        = 1'b0;
     avail       = 7'd0;
     recv_m1     = cfg_recv_i - 7'd1;
 
@@ -635,15 +728,29 @@ module arbiter #(
       else                          arb_e = {DW{1'b0}};
 
       // STX resolution: capacity per output, winners d < cap (or all).
+      // Both capacities (with and without an arbitrated cell) and their
+      // winner counts min(k, cap) are computed ahead of the delay line's
+      // entry, which only selects (the entry's mux chain is not in series
+      // with the compares and the credit sum).
       for (fj = 0; fj < N; fj = fj + 1) begin
         xb_arb_o[fj] = arb_e[fj*EW + IW];
-        cap_j = xb_arb_o[fj] ? recv_m1 : cfg_recv_i;
         // With flow control, at most the credits left after this slot's grant,
         // less one kept for grants: an acknowledged cell may wait in the output
         // adapter for a predecessor only a grant brings (selective retry).
         avail = f_uo[fj] ? av0[fj*7 +: 7] : av1[fj*7 +: 7];
-        if (fc_on && cap_j > avail) cap_j = avail;
-        cap_of[fj*7 +: 7] = cap_j;
+        // cap = min(R or R - 1, avail) with flow control, min(k, cap) winners:
+        // the compares side by side, k <= cap taken from k's compare with
+        // whichever value cap is.
+        k_j    = k2[fj*7 +: 7];
+        lim_n  = fc_on && !le7(cfg_recv_i, avail);
+        lim_a  = fc_on && !le7(recv_m1, avail);
+        k_av   = le7(k_j, avail);
+        cap_n  = lim_n ? avail : cfg_recv_i;
+        cap_a  = lim_a ? avail : recv_m1;
+        nwin_n = (lim_n ? k_av : le7(k_j, cfg_recv_i)) ? k_j : cap_n;
+        nwin_a = (lim_a ? k_av : le7(k_j, recv_m1)) ? k_j : cap_a;
+        cap_of[fj*7 +: 7]  = xb_arb_o[fj] ? cap_a : cap_n;
+        nwin_of[fj*7 +: 7] = xb_arb_o[fj] ? nwin_a : nwin_n;
       end
       for (fi = 0; fi < N; fi = fi + 1) begin
         so3    = spec_out_i[fi*IW +: IW];
@@ -661,9 +768,8 @@ module arbiter #(
         mo_j = arb_e[fj*EW +: IW];
         xb_mask_o[fj*N +: N] = (srq[fj] & win)
                             | ({{(N-1){1'b0}}, arb_e[fj*EW + IW]} << mo_j);
-        k_j  = k2[fj*7 +: 7];
-        nwin = (k_j <= cap_of[fj*7 +: 7]) ? k_j : cap_of[fj*7 +: 7];
-        use_d[fj*10 +: 10] = fc_on ? u1[fj*10 +: 10] + {9'd0, ~f_uo[fj]} + {3'd0, nwin} : 10'd0;
+        use_d[fj*10 +: 10] = fc_on ? add10(u1[fj*10 +: 10], {3'd0, nwin_of[fj*7 +: 7]}, ~f_uo[fj])
+                                   : 10'd0;
       end
 
       // Counters (release before arrival, saturating) and pointers (first

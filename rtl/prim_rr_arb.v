@@ -38,22 +38,43 @@ module prim_rr_arb #(
 );
 
   reg [IW-1:0] ptr_q, ptr_d;
-  reg          hi, lo;
-  reg [IW-1:0] ih, il;
-  integer      k;
 
-  // First set bit at or after ptr (hi), else the first set bit (lo).
-  always @(*) begin
-    hi = 1'b0; lo = 1'b0; ih = {IW{1'b0}}; il = {IW{1'b0}};
-    for (k = N - 1; k >= 0; k = k - 1) begin
-      if (req_i[k]) begin
-        lo = 1'b1; il = k[IW-1:0];
-        if (k[IW-1:0] >= ptr_q) begin hi = 1'b1; ih = k[IW-1:0]; end
+  // Lowest set bit of v: {some bit set, its index} (index all ones when
+  // none), as a binary tree over IW levels. After level l a node (bit
+  // m 2^(l+1)) holds its range's "some bit" and index: the lower half's when
+  // it has a bit, else the upper half's (index bit l says which). Written on
+  // whole vectors (v >> 2^l brings the upper half to its node; the other
+  // bits carry unused values): Verilator simulates a level as a few word
+  // operations. A tree, not a prefix: ABC's area rewriting (dc2) turns an
+  // OR prefix over all positions into a chain of N.
+  function automatic [IW:0] ffs(input [N-1:0] v);
+    reg [N-1:0]    vl;
+    reg [IW*N-1:0] bi;
+    integer        l, b;
+    begin
+      vl = v;
+      bi = {IW*N{1'b0}};
+      for (l = 0; l < IW; l = l + 1) begin
+        for (b = 0; b < l; b = b + 1)
+          bi[b*N +: N] = (vl & bi[b*N +: N]) | (~vl & (bi[b*N +: N] >> (1 << l)));
+        bi[l*N +: N] = ~vl;
+        vl = vl | (vl >> (1 << l));
       end
+      ffs[IW] = vl[0];
+      for (b = 0; b < IW; b = b + 1) ffs[b] = bi[b*N];
     end
+  endfunction
+
+  // The first request at or after ptr (of hi), else the first request.
+  reg [IW:0] fh, fv;
+
+  always @(*) begin
+    fh = ffs(req_i & ({N{1'b1}} << ptr_q));
+    fv = ffs(req_i);
   end
 
-  wire [IW-1:0] idx = hi ? ih : il;
+  wire          lo  = fv[IW];      // some request
+  wire [IW-1:0] idx = !lo ? {IW{1'b0}} : fh[IW] ? fh[IW-1:0] : fv[IW-1:0];
 
   assign valid_o = lo;
   assign idx_o   = idx;

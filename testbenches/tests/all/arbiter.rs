@@ -512,6 +512,19 @@ fn credits_withhold_grants_and_speculative_cells() {
     support::lockstep_or_report(&s, "credits by hand");
 }
 
+/// The phase K-1 capacities with values of 64 and more: R = 70 and C = 100
+/// (the credits ACKs may take reach 64..99), so that the capacity compares
+/// (`min(R or R - 1, avail)`, `min(k, cap)`) see bit 6 of both operands.
+/// The random configurations rarely draw both; a compare that drops bit 6
+/// passes every other arbiter test.
+#[test]
+fn stx_capacity_compares_above_64() {
+    let p = variant(4);
+    let c = ArbiterConfig::new(70, 2, true, 3).with_credits(100);
+    let s = testbenches::generated::<Arbiter>(&p, &c, 0x64, 1500);
+    support::lockstep_or_report(&s, "capacities above 64");
+}
+
 /// Request counters saturate at 2^CW - 1 (CW = 4 at N = 4): a request that
 /// finds its counter full and is not granted in the slot is dropped and
 /// flagged; every other request is granted exactly once after the drain.
