@@ -701,12 +701,22 @@ fn verilate(d: &Design, prefix: &str, dir: &Path) -> Result<Generated> {
 const UNIT_BYTES: u64 = 6 << 20;
 /// At most this many units per design.
 const MAX_UNITS: usize = 4;
-/// Generated C++ above which a design is compiled at `-O1`. Only the two
-/// largest `stx_switch` variants are above it (N = 8: 21 MB, N = 16: 57 MB;
-/// the next, `arbiter` N = 64, 6.6 MB). Measured on N = 16, 2 compilers at
-/// a time: `-O2` 133 s, `-O1` 65 s; its simulation speed is in
-/// BENCHMARKS.md ("Cold set-up": 0.98 of `-O2` at N = 8, 0.70 at N = 16).
-const LARGE_BYTES: u64 = 16 << 20;
+/// Generated C++ above which a design is compiled at `-O1`. Above it: the
+/// default `stx_switch` (N = 8) and the N = 32 and N = 64 arbiters, most of
+/// the compile time of a cold `make test`. Measured side by side on
+/// 2026-11-26 (2 cores, nothing else running; lockstep `--threads 1`, two
+/// runs each):
+///
+/// | design | build `-O2` | build `-O1` | lockstep `-O1` / `-O2` |
+/// |---|---:|---:|---:|
+/// | `stx_switch` n8 | 95 s | 33 s | 0.85-0.92 |
+/// | `arbiter` n64cw10k9 | 71 s | 20 s | 1.03-1.18 |
+/// | `arbiter` n32cw10k2 | 56 s | 15 s | 0.67-0.96 |
+///
+/// (the `-O2` builds inside a cold `make test`, the `-O1` ones two at a
+/// time). Earlier, on the N = 16 switch: `-O2` 133 s, `-O1` 65 s, 0.70 of
+/// the speed (BENCHMARKS.md, "Cold set-up").
+const LARGE_BYTES: u64 = 5 << 20;
 
 /// The optimisation level of a design's units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
