@@ -37,26 +37,14 @@ pub fn lint_block<B: Block>(rtl: &Path, jobs: &mut Vec<LintJob>) -> Result<u8> {
 /// printing each verdict in the order of `jobs`; the number that failed.
 fn lint_run(jobs: &[LintJob]) -> Result<usize> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut outcome: Vec<Option<Result<std::process::Output>>> = Vec::new();
-    outcome.resize_with(jobs.len(), || None);
-    let done = std::sync::Mutex::new(outcome);
-    std::thread::scope(|sc| {
-        for _ in 0..cores.min(jobs.len()) {
-            sc.spawn(|| loop {
-                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(j) = jobs.get(k) else { break };
-                let o = std::process::Command::new("verilator")
-                    .args(&j.args)
-                    .output()
-                    .context("cannot run verilator (install it with `make deps`)");
-                done.lock().unwrap()[k] = Some(o);
-            });
-        }
-    });
+    let outputs = crate::sweep::par_map(jobs, cores, |_, j| {
+        std::process::Command::new("verilator")
+            .args(&j.args)
+            .output()
+            .context("cannot run verilator (install it with `make deps`)")
+    })?;
     let mut failed = 0;
-    for (j, o) in jobs.iter().zip(done.into_inner().unwrap()) {
-        let o = o.expect("every job ran")?;
+    for (j, o) in jobs.iter().zip(outputs) {
         if o.status.success() && o.stderr.is_empty() {
             println!("lint clean  {}", j.label);
         } else {
@@ -887,23 +875,9 @@ pub fn synth_blocks(o: SynthOpts) -> Result<u8> {
             )?;
         }
         // Two Yosys processes at a time; the lines in the blocks' order.
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        type Slot = std::sync::Mutex<Option<Result<(bool, String)>>>;
-        let done: Vec<Slot> = jobs.iter().map(|_| Slot::new(None)).collect();
-        std::thread::scope(|sc| {
-            for _ in 0..2 {
-                sc.spawn(|| loop {
-                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some((what, script)) = jobs.get(k) else {
-                        return;
-                    };
-                    *done[k].lock().unwrap() = Some(elab_run(what, script));
-                });
-            }
-        });
+        let done = crate::sweep::par_map(&jobs, 2, |_, (what, script)| elab_run(what, script))?;
         let mut failed = 0;
-        for d in done {
-            let (ok, line) = d.into_inner().unwrap().expect("every job ran")?;
+        for (ok, line) in done {
             println!("{line}");
             failed |= u8::from(!ok);
         }
