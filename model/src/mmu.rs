@@ -575,13 +575,17 @@ impl Block for Mmu {
         // Priorities 3 and 4 lossless (the RoCE classes), the rest lossy; a
         // quarter of the buffer for the lossy pool; a small buffer, so that
         // thresholds, PAUSE and RESUME happen within a short run. P = 4:
-        // B = 2048, Bl = 512, phi = 8, eta = 64, Xon = 32, Bs = 960.
+        // B = 2048, Bl = 512, phi = 8, eta = 64, Xon = 32, Bs = 960. Above
+        // four ports the private and headroom cells per port shrink with
+        // the ports, so that the reserves still fit the same buffer (P = 32:
+        // phi = 1, eta = 8, Bs = 960).
         let b = (p.max() as u32).min(2048);
+        let per_port = (p.ports as u32 / 4).max(1);
         MmuConfig {
             cfg_buf_cells_i: b,
             cfg_lossy_cells_i: b / 4,
-            cfg_priv_cells_i: (b / 256).max(1),
-            cfg_hdrm_cells_i: vec![(b / 32).max(2); p.ports],
+            cfg_priv_cells_i: (b / 256 / per_port).max(1),
+            cfg_hdrm_cells_i: vec![(b / 32 / per_port).max(2); p.ports],
             cfg_xon_cells_i: (b / 64).max(1),
             cfg_alpha_i: i4::new(0),
             cfg_alpha_lossy_i: i4::new(-1),

@@ -74,6 +74,7 @@ pub fn visit_named<V: Visit>(name: &str, v: &mut V) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use model::Params;
 
     #[test]
     fn names_are_unique_and_found() {
@@ -95,5 +96,25 @@ mod tests {
             assert_eq!(c.0, 1);
         }
         assert!(!visit_named("nosuch", &mut Count(0)));
+    }
+
+    /// `switchsim run BLOCK --variant V` and the benchmarks start from the
+    /// default configuration: it must hold in every variant, the scale
+    /// ones included.
+    #[test]
+    fn every_variant_holds_its_default_configuration() {
+        struct Check(Vec<String>);
+        impl Visit for Check {
+            fn visit<B: Bench>(&mut self) {
+                for p in B::variants().into_iter().chain(B::scale()) {
+                    if let Err(e) = B::check(&p, &B::default_config(&p)) {
+                        self.0.push(format!("{} {}: {e}", B::NAME, p.label()));
+                    }
+                }
+            }
+        }
+        let mut c = Check(Vec::new());
+        each(&mut c);
+        assert!(c.0.is_empty(), "{}", c.0.join("\n"));
     }
 }
