@@ -580,12 +580,12 @@ impl Block for Mmu {
         // the ports, so that the reserves still fit the same buffer (P = 32:
         // phi = 1, eta = 8, Bs = 960).
         let b = (p.max() as u32).min(2048);
-        let per_port = (p.ports as u32 / 4).max(1);
+        let shrink = (p.ports as u32 / 4).max(1);
         MmuConfig {
             cfg_buf_cells_i: b,
             cfg_lossy_cells_i: b / 4,
-            cfg_priv_cells_i: (b / 256 / per_port).max(1),
-            cfg_hdrm_cells_i: vec![(b / 32 / per_port).max(2); p.ports],
+            cfg_priv_cells_i: (b / 256 / shrink).max(1),
+            cfg_hdrm_cells_i: vec![(b / 32 / shrink).max(2); p.ports],
             cfg_xon_cells_i: (b / 64).max(1),
             cfg_alpha_i: i4::new(0),
             cfg_alpha_lossy_i: i4::new(-1),
