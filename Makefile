@@ -100,7 +100,7 @@ fuzz: build
 # by side.
 BENCH_CACHE := target/bench-cache
 bench: build
-	$(CARGO) build --release -p switchsim --example profile_lockstep
+	$(CARGO) build --release -p switchsim --features profiling --example profile_lockstep
 	@rm -rf $(BENCH_CACHE); s=$$(date +%s.%N); \
 	  SWITCHSIM_CACHE=$(BENCH_CACHE) $(SWITCHSIM) build all --jobs 2 || exit $$?; e=$$(date +%s.%N); \
 	  cp $(BENCH_CACHE)/builds.tsv target/bench-cold.tsv; awk "BEGIN{print $$e - $$s}" > target/bench-cold.wall

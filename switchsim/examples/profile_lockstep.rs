@@ -14,7 +14,7 @@
 //! 3. `runs` full lockstep runs (cycles per second).
 //!
 //! ```text
-//! cargo run --release -p switchsim --example profile_lockstep -- mmu p2cw8 200000 5
+//! cargo run --release -p switchsim --features profiling --example profile_lockstep -- mmu p2cw8 200000 5
 //! perf record -e cpu-clock target/release/examples/profile_lockstep ...
 //! valgrind --tool=callgrind --toggle-collect='*lockstep*pass*' target/release/examples/profile_lockstep ...
 //! ```
