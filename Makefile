@@ -100,7 +100,7 @@ fuzz: build
 # by side.
 BENCH_CACHE := target/bench-cache
 bench: build
-	$(CARGO) build --release -p switchsim --features profiling --example profile_lockstep
+	$(CARGO) build --release -p engine --features profiling --example profile_lockstep
 	@rm -rf $(BENCH_CACHE); s=$$(date +%s.%N); \
 	  SWITCHSIM_CACHE=$(BENCH_CACHE) $(SWITCHSIM) build all --jobs 2 || exit $$?; e=$$(date +%s.%N); \
 	  cp $(BENCH_CACHE)/builds.tsv target/bench-cold.tsv; awk "BEGIN{print $$e - $$s}" > target/bench-cold.wall
@@ -170,7 +170,7 @@ sweep-stx-short: build
 test-recn-net: build
 	$(CARGO) test --release -p studies recn_net
 	$(CARGO) test --release -p switchsim --test recn_net
-	$(CARGO) test --release -p switchsim study::recn
+	$(CARGO) test --release -p engine study::recn
 
 # Figs. 2-5 and the hot spot at the paper's size (128 end points), 8
 # traffic draws per point, into docs/ (docs/recn_net.md): the loads the
@@ -191,7 +191,7 @@ sweep-recn-net-small: build
 # the two-point loop on the models vs the RTL (switchsim), the blocks.
 test-bcn: build
 	$(CARGO) test --release -p studies bcn_
-	$(CARGO) test --release -p switchsim --lib study::bcn
+	$(CARGO) test --release -p engine --lib study::bcn
 	$(CARGO) test --release -p testbenches --test all -- bcn_cp:: bcn_rp::
 
 # The BCN study (docs/bcn.md): every experiment, 8 seeds per setting,

@@ -17,6 +17,8 @@
 //! - [`golden`]: golden vectors and a self-checking testbench for a
 //!   second simulator (Icarus Verilog) and the mutation campaign.
 //!
+//! - `hot`: each block's hot loops, compiled once in this crate.
+//!
 //! The command line, configuration files, charts, benchmarks and the
 //! system studies live in the `switchsim` crate.
 
@@ -24,6 +26,7 @@ pub mod builder;
 pub mod design;
 pub mod fuzz;
 pub mod golden;
+mod hot;
 pub mod lockstep;
 pub mod rtl;
 pub mod shimgen;

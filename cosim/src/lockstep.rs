@@ -16,7 +16,7 @@
 //! seed, the replay command and the waveform files.
 
 use crate::design::{Design, UserMap};
-use crate::rtl::{Rtl, RtlError};
+use crate::rtl::{Dut, Rtl, RtlError};
 use crate::wave::{MergedWave, ModelWave};
 use anyhow::{anyhow, Result};
 use model::port::{describe_value, get_bits, Layout, PortDesc};
@@ -31,6 +31,7 @@ use testbenches::Bench;
 mod aligned;
 mod report;
 mod shrink;
+pub(crate) mod side;
 pub use report::*;
 pub use shrink::*;
 
@@ -194,19 +195,6 @@ impl Fault {
         fault
             .map(|f| f.offset::<B>(p).map(|o| (o, f.cycle)))
             .transpose()
-    }
-
-    /// Flips the port's lowest bit in `out` if `k` is the cycle.
-    fn apply<B: Block>(off: Option<(usize, u64)>, k: u64, p: &B::Params, out: &mut B::Outputs) {
-        if let Some((off, at)) = off {
-            if k == at {
-                let mut w = vec![0u32; B::Outputs::layout(p).words];
-                if out.pack(p, &mut w).is_ok() {
-                    w[off] ^= 1;
-                    *out = B::Outputs::unpack(p, &w);
-                }
-            }
-        }
     }
 }
 
@@ -444,6 +432,45 @@ impl Ticker {
     }
 }
 
+/// What a pass needs of its block besides the model side, in words.
+pub(crate) struct Shape {
+    pub block: &'static str,
+    pub il: Layout,
+    pub ol: Layout,
+    pub sl: Layout,
+    pub cfg_words: Vec<u32>,
+    /// Coverage bins.
+    pub bins: usize,
+    /// Stimulus steps (without the power-on reset).
+    pub steps: u64,
+}
+
+impl Shape {
+    fn of<B: Bench>(stim: &Stimulus<B>) -> Result<Shape> {
+        let p = &stim.params;
+        Ok(Shape {
+            block: B::NAME,
+            il: B::Inputs::layout(p),
+            ol: B::Outputs::layout(p),
+            sl: B::State::layout(p),
+            cfg_words: stim
+                .config
+                .to_words(p)
+                .map_err(|e| anyhow!("configuration: {e}"))?,
+            bins: B::bins().len(),
+            steps: stim.len(),
+        })
+    }
+}
+
+/// What a pass's loop found; the waveforms still open.
+pub(crate) struct Found {
+    failure: Option<Failure>,
+    secs: f64,
+    stopped: Option<u64>,
+    wave: Option<Tracer>,
+}
+
 /// One pass over the stimulus against `target`. With `paths`, writes both
 /// waveforms and goes on `context` cycles past a mismatch (else stops at
 /// it).
@@ -456,41 +483,62 @@ fn pass<B: Bench>(
     progress: Option<ProgressFn>,
     fault: Option<&Fault>,
 ) -> Result<PassOut> {
-    if !target.plain() {
-        return aligned::pass(stim, target, paths, context, cov, progress, fault);
-    }
     let p = &stim.params;
     let fault = Fault::resolve::<B>(fault, p)?;
-    let cfg = &stim.config;
-    let il = B::Inputs::layout(p);
-    let ol = B::Outputs::layout(p);
-    let cfg_words = cfg.to_words(p).map_err(|e| anyhow!("configuration: {e}"))?;
-    let mut src = testbenches::source(stim).map_err(|e| anyhow!(e))?;
+    let shape = Shape::of(stim)?;
+    let mut side = side::of(stim, fault)?;
     let mut write_errors = Vec::new();
     let vcd = paths.map(|w| w.rtl.as_path());
     let mut rtl = open_rtl(target, stim, vcd, &mut write_errors)?;
-    let mut wave = paths.map(|w| Tracer::create::<B>(w, p, 1, false));
-    let mut model = B::new(p, cfg);
-    // The outputs under reset; and the model's outputs, reused every cycle
-    // (they are also the generator's view of the cycle before).
-    let reset_out = B::new(p, cfg).step(&B::Inputs::zero(p));
-    reset_out
-        .to_words(p)
-        .map_err(|e| anyhow!("model output under reset: {e}"))?;
-    let mut out = reset_out.clone();
-    let mut i = B::Inputs::zero(p);
+    let found = if target.plain() {
+        let wave = paths.map(|w| Tracer::create::<B>(w, p, 1, false));
+        plain(&shape, &mut *side, &mut rtl, wave, context, cov, progress)
+    } else {
+        let k = u64::from(target.align.clocks_per_step.max(1));
+        let wave = paths.map(|w| Tracer::create::<B>(w, p, k, true));
+        aligned::pass(
+            &shape, &mut *side, &mut rtl, target, wave, context, cov, progress,
+        )
+    };
+    close_rtl(rtl, vcd, &mut write_errors);
+    let found = found?;
+    if let Some(t) = found.wave {
+        write_errors.extend(t.finish(B::NAME));
+    }
+    Ok(PassOut {
+        failure: found.failure,
+        secs: found.secs,
+        stopped: found.stopped,
+        write_errors,
+    })
+}
+
+/// [`pass`]'s loop under the plain alignment: one RTL clock per step,
+/// every output compared in its step. With `wave`, goes on `context`
+/// cycles past a mismatch.
+fn plain(
+    shape: &Shape,
+    side: &mut dyn side::ModelSide,
+    rtl: &mut Dut,
+    mut wave: Option<Tracer>,
+    context: usize,
+    cov: &mut Coverage,
+    progress: Option<ProgressFn>,
+) -> Result<Found> {
+    let (il, ol) = (&shape.il, &shape.ol);
+    let traced = wave.is_some();
     // The packed inputs and expected outputs, filled only when tracing and
     // for a report: the comparison itself runs on the model's own outputs
-    // (`eq_words`), without packing them.
+    // (`outputs_are`), without packing them.
     let mut in_words = vec![0u32; il.words];
     let mut exp = vec![0u32; ol.words];
-    let mut state_words = vec![0u32; B::State::layout(p).words];
+    let mut state_words = vec![0u32; shape.sl.words];
     let mut failure: Option<Failure> = None;
     let mut stop_at: Option<u64> = None;
     let mut stopped = None;
 
-    let total = POWER_ON_RESET + stim.len();
-    let mut ticker = Ticker::new(progress, stim.len());
+    let total = POWER_ON_RESET + shape.steps;
+    let mut ticker = Ticker::new(progress, shape.steps);
     let t0 = Instant::now();
     for n in 0..total {
         if stop_at.is_some_and(|s| n > s) {
@@ -502,34 +550,28 @@ fn pass<B: Bench>(
         }
         ticker.tick(n);
         let k = n as i64 - POWER_ON_RESET as i64;
-        let reset = k < 0 || src.next(&model, &out, &mut i) == Step::Reset;
-        if wave.is_some() {
-            model
-                .state()
-                .pack(p, &mut state_words)
+        let reset = k < 0 || side.next();
+        if traced {
+            side.pack_state(&mut state_words)
                 .map_err(|e| anyhow!("model register {e}"))?;
         }
         // Drive the RTL and the model with the same inputs.
         if reset {
             rtl.inputs_mut().fill(0);
-            model = B::new(p, cfg);
-            out.clone_from(&reset_out);
+            side.reset();
         } else {
-            i.pack(p, rtl.inputs_mut())
+            side.step(k as u64, rtl.inputs_mut(), &mut cov.hits)
                 .map_err(|e| anyhow!("stimulus cycle {k}: {e}"))?;
-            model.step_into(&i, &mut out);
-            Fault::apply::<B>(fault, k as u64, p, &mut out);
-            model.sample(&i, &out, &mut cov.hits);
         }
         let (equal, rtl_err) = match rtl.cycle(reset) {
-            Ok(act) => (out.eq_words(p, act), None),
+            Ok(act) => (side.outputs_are(act), None),
             Err(RtlError(e)) => (false, Some(e)),
         };
         let compared = n >= 1;
         let report = failure.is_none() && compared && !equal;
-        if wave.is_some() || report {
+        if traced || report {
             in_words.copy_from_slice(rtl.inputs());
-            if let Err(e) = out.pack(p, &mut exp) {
+            if let Err(e) = side.pack_outputs(&mut exp) {
                 return Err(anyhow!(
                     "golden model bug at cycle {k}: output {e} (the model produced a value \
                      wider than its port)"
@@ -537,7 +579,7 @@ fn pass<B: Bench>(
             }
         }
         if let Some(t) = wave.as_mut() {
-            t.model(reset, &cfg_words, &in_words, &exp, &state_words);
+            t.model(reset, &shape.cfg_words, &in_words, &exp, &state_words);
             let act = if rtl_err.is_some() {
                 &exp[..]
             } else {
@@ -545,7 +587,7 @@ fn pass<B: Bench>(
             };
             t.merged(
                 reset,
-                &cfg_words,
+                &shape.cfg_words,
                 &in_words,
                 &exp,
                 &state_words,
@@ -559,30 +601,21 @@ fn pass<B: Bench>(
             failure = Some(Failure::at(
                 k,
                 reset,
-                &il,
-                &ol,
+                il,
+                ol,
                 &in_words,
                 &exp,
                 rtl.outputs(),
                 rtl_err,
             ));
-            stop_at = Some(if paths.is_some() {
-                n + context as u64
-            } else {
-                n
-            });
+            stop_at = Some(if traced { n + context as u64 } else { n });
         }
     }
-    let secs = t0.elapsed().as_secs_f64();
-    close_rtl(rtl, vcd, &mut write_errors);
-    if let Some(t) = wave {
-        write_errors.extend(t.finish(B::NAME));
-    }
-    Ok(PassOut {
+    Ok(Found {
         failure,
-        secs,
+        secs: t0.elapsed().as_secs_f64(),
         stopped,
-        write_errors,
+        wave,
     })
 }
 
@@ -610,30 +643,53 @@ fn pass_threaded<B: Bench>(
     progress: Option<ProgressFn>,
     fault: Option<&Fault>,
 ) -> Result<PassOut> {
-    use std::sync::mpsc::{channel, sync_channel};
     let p = &stim.params;
     let fault = Fault::resolve::<B>(fault, p)?;
-    let cfg = &stim.config;
-    let il = B::Inputs::layout(p);
-    let ol = B::Outputs::layout(p);
-    let (iw, ow) = (il.words, ol.words);
+    let shape = Shape::of(stim)?;
     // Fail early, on this thread, for what would fail there.
-    testbenches::source(stim).map_err(|e| anyhow!(e))?;
-    let mut rtl = Rtl::<B>::of(&target.design, p, cfg, stim.seed, None)?;
-    let total = POWER_ON_RESET + stim.len();
+    side::of(stim, fault)?;
+    let mut rtl = Rtl::<B>::of(&target.design, p, &stim.config, stim.seed, None)?;
+    let make = || side::of(stim, fault);
+    let found = threaded(&shape, &make, &mut rtl, cov, progress)?;
+    Ok(PassOut {
+        failure: found.failure,
+        secs: found.secs,
+        stopped: found.stopped,
+        write_errors: Vec::new(),
+    })
+}
+
+/// Makes a pass's model side (on the thread that runs it).
+type MakeSide<'a> = dyn Fn() -> Result<Box<dyn side::ModelSide + 'a>> + Sync + 'a;
+
+/// [`pass_threaded`]'s two loops: the model side (made by `make` on
+/// the second thread) and the RTL.
+fn threaded(
+    shape: &Shape,
+    make: &MakeSide<'_>,
+    rtl: &mut Dut,
+    cov: &mut Coverage,
+    progress: Option<ProgressFn>,
+) -> Result<Found> {
+    use std::sync::mpsc::{channel, sync_channel};
+    let (il, ol) = (&shape.il, &shape.ol);
+    let (iw, ow) = (il.words, ol.words);
+    let total = POWER_ON_RESET + shape.steps;
     let (to_rtl, from_model) = sync_channel::<Result<Batch, String>>(IN_FLIGHT);
     let (recycle, spare) = channel::<Batch>();
-    let mut ticker = Ticker::new(progress, stim.len());
+    let mut ticker = Ticker::new(progress, shape.steps);
     let t0 = Instant::now();
     let mut stopped = None;
     let (failure, hits) = std::thread::scope(|sc| -> Result<(Option<Failure>, Vec<u64>)> {
         let worker = sc.spawn(move || {
-            let mut hits = vec![0u64; B::bins().len()];
-            let mut src = testbenches::source(stim).expect("checked above");
-            let mut model = B::new(p, cfg);
-            let reset_out = B::new(p, cfg).step(&B::Inputs::zero(p));
-            let mut out = reset_out.clone();
-            let mut i = B::Inputs::zero(p);
+            let mut hits = vec![0u64; shape.bins];
+            let mut side = match make() {
+                Ok(s) => s,
+                Err(e) => {
+                    let _ = to_rtl.send(Err(format!("{e:#}")));
+                    return hits;
+                }
+            };
             let mut n = 0u64;
             while n < total {
                 let mut b = spare.try_recv().unwrap_or_else(|_| Batch {
@@ -645,26 +701,20 @@ fn pass_threaded<B: Bench>(
                 b.n = 0;
                 while b.n < BATCH && n < total {
                     let j = b.n;
-                    let reset = n < POWER_ON_RESET || src.next(&model, &out, &mut i) == Step::Reset;
+                    let reset = n < POWER_ON_RESET || side.next();
                     let (ins, exp) = (
                         &mut b.inputs[j * iw..(j + 1) * iw],
                         &mut b.expected[j * ow..(j + 1) * ow],
                     );
                     if reset {
                         ins.fill(0);
-                        model = B::new(p, cfg);
-                        out.clone_from(&reset_out);
-                    } else {
-                        if let Err(e) = i.pack(p, ins) {
-                            let k = n - POWER_ON_RESET;
-                            let _ = to_rtl.send(Err(format!("stimulus cycle {k}: {e}")));
-                            return hits;
-                        }
-                        model.step_into(&i, &mut out);
-                        Fault::apply::<B>(fault, n - POWER_ON_RESET, p, &mut out);
-                        model.sample(&i, &out, &mut hits);
+                        side.reset();
+                    } else if let Err(e) = side.step(n - POWER_ON_RESET, ins, &mut hits) {
+                        let k = n - POWER_ON_RESET;
+                        let _ = to_rtl.send(Err(format!("stimulus cycle {k}: {e}")));
+                        return hits;
                     }
-                    if let Err(e) = out.pack(p, exp) {
+                    if let Err(e) = side.pack_outputs(exp) {
                         let k = n as i64 - POWER_ON_RESET as i64;
                         let _ = to_rtl.send(Err(format!(
                             "golden model bug at cycle {k}: output {e} (the model produced a \
@@ -705,8 +755,8 @@ fn pass_threaded<B: Bench>(
                     failure = Some(Failure::at(
                         k,
                         reset,
-                        &il,
-                        &ol,
+                        il,
+                        ol,
                         ins,
                         exp,
                         rtl.outputs(),
@@ -730,11 +780,11 @@ fn pass_threaded<B: Bench>(
             *h += x;
         }
     }
-    Ok(PassOut {
+    Ok(Found {
         failure,
         secs,
         stopped,
-        write_errors: Vec::new(),
+        wave: None,
     })
 }
 

@@ -27,13 +27,33 @@ impl std::error::Error for RtlError {}
 
 /// One instance of a block's verilated RTL.
 pub struct Rtl<B: Block> {
+    dut: Dut,
+    params: B::Params,
+    _b: PhantomData<fn() -> B>,
+}
+
+/// One instance of a verilated design, driven through packed words: what
+/// an [`Rtl`] is without its block's types, so that the lockstep loops over
+/// it are compiled once for every block.
+pub struct Dut {
     lib: &'static Library,
     h: *mut c_void,
     inbuf: Vec<u32>,
     outbuf: Vec<u32>,
     in_off: usize,
-    params: B::Params,
-    _b: PhantomData<fn() -> B>,
+}
+
+impl<B: Block> std::ops::Deref for Rtl<B> {
+    type Target = Dut;
+    fn deref(&self) -> &Dut {
+        &self.dut
+    }
+}
+
+impl<B: Block> std::ops::DerefMut for Rtl<B> {
+    fn deref_mut(&mut self) -> &mut Dut {
+        &mut self.dut
+    }
 }
 
 impl<B: Block> Rtl<B> {
@@ -95,16 +115,38 @@ impl<B: Block> Rtl<B> {
             );
         }
         Ok(Rtl {
-            lib,
-            h,
-            inbuf,
-            outbuf: vec![0u32; lib.out_words + lib.aux_words],
-            in_off: 1 + cfg_words,
+            dut: Dut {
+                lib,
+                h,
+                inbuf,
+                outbuf: vec![0u32; lib.out_words + lib.aux_words],
+                in_off: 1 + cfg_words,
+            },
             params: params.clone(),
             _b: PhantomData,
         })
     }
 
+    /// Packs `i`, runs one cycle and unpacks the outputs.
+    pub fn step(&mut self, i: &B::Inputs) -> Result<B::Outputs> {
+        self.step_clocks(i, 1)
+    }
+
+    /// Packs `i`, holds it for `k` cycles (a step of `Alignment::slot(k)`)
+    /// and unpacks the outputs of the last.
+    pub fn step_clocks(&mut self, i: &B::Inputs, k: u32) -> Result<B::Outputs> {
+        let p = &self.params;
+        i.pack(p, self.dut.inputs_mut())
+            .map_err(|e| anyhow!("input: {e}"))?;
+        for _ in 1..k {
+            self.dut.cycle(false)?;
+        }
+        let w = self.dut.cycle(false)?;
+        Ok(B::Outputs::unpack(p, w))
+    }
+}
+
+impl Dut {
     /// The built design this instance runs.
     pub fn library(&self) -> &'static Library {
         self.lib
@@ -125,7 +167,7 @@ impl<B: Block> Rtl<B> {
         &mut self.inbuf[self.in_off..]
     }
 
-    /// Runs one cycle with the inputs in [`Rtl::inputs_mut`]; `reset` holds
+    /// Runs one cycle with the inputs in [`Dut::inputs_mut`]; `reset` holds
     /// `rst_ni` low. Returns the packed outputs of this cycle.
     #[inline]
     pub fn cycle(&mut self, reset: bool) -> Result<&[u32], RtlError> {
@@ -158,24 +200,6 @@ impl<B: Block> Rtl<B> {
         unsafe { (self.lib.state)(self.h, w.as_mut_ptr()) }
     }
 
-    /// Packs `i`, runs one cycle and unpacks the outputs.
-    pub fn step(&mut self, i: &B::Inputs) -> Result<B::Outputs> {
-        self.step_clocks(i, 1)
-    }
-
-    /// Packs `i`, holds it for `k` cycles (a step of `Alignment::slot(k)`)
-    /// and unpacks the outputs of the last.
-    pub fn step_clocks(&mut self, i: &B::Inputs, k: u32) -> Result<B::Outputs> {
-        let p = self.params.clone();
-        i.pack(&p, self.inputs_mut())
-            .map_err(|e| anyhow!("input: {e}"))?;
-        for _ in 1..k {
-            self.cycle(false)?;
-        }
-        let w = self.cycle(false)?;
-        Ok(B::Outputs::unpack(&p, w))
-    }
-
     /// Holds reset for `n` cycles.
     pub fn reset(&mut self, n: usize) -> Result<(), RtlError> {
         self.inputs_mut().fill(0);
@@ -192,7 +216,7 @@ impl<B: Block> Rtl<B> {
     }
 }
 
-impl<B: Block> Drop for Rtl<B> {
+impl Drop for Dut {
     fn drop(&mut self) {
         // SAFETY: the handle was returned by `new` and is freed once; this
         // also closes the VCD file.

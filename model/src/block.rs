@@ -73,7 +73,7 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// A golden model of one RTL block.
-pub trait Block: Sized {
+pub trait Block: Sized + 'static {
     /// The RTL module name; also the name of the Rust module, the spec in
     /// `docs/` and the testbench files.
     const NAME: &'static str;

@@ -5,21 +5,21 @@
 //! - [`config`]: a block's configuration as a TOML file.
 //! - [`size`]: buffer sizing from a link (`studies::sizing`) to MMU and
 //!   credit configurations.
-//! - [`bench`], [`streambench`]: the benchmarks and soak runs.
 //! - [`fuzzmerge`]: the verdict of a fuzz campaign run as shards.
 //! - [`mutate`]: the mutation campaign.
+//!
+//! From the `engine` crate, which is compiled optimised while this one is
+//! not (the workspace's `Cargo.toml` says why):
+//! - [`bench`], [`streambench`]: the benchmarks and soak runs.
 //! - [`study`]: the system studies of the source documents (STX, BCN,
 //!   RECN): their runners, CSV and charts.
 //! - [`sweep`]: what the studies share: points on threads, rows as CSV.
 //! - [`plot`]: line charts rendered to SVG and PNG with `plotters`.
 
-pub mod bench;
 pub mod cmd;
 pub mod config;
 pub mod fuzzmerge;
 pub mod mutate;
-pub mod plot;
 pub mod size;
-pub mod streambench;
-pub mod study;
-pub mod sweep;
+
+pub use engine::{bench, plot, streambench, study, sweep};

@@ -54,30 +54,25 @@ struct StateRead {
     latency: u64,
 }
 
+/// The pass under `target`'s alignment, on `side` and `rtl`. With `wave`,
+/// goes on `context` clocks past a mismatch.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn pass<B: Bench>(
-    stim: &Stimulus<B>,
+pub(super) fn pass(
+    shape: &Shape,
+    side: &mut dyn side::ModelSide,
+    rtl: &mut Dut,
     target: &Target,
-    paths: Option<&WaveFiles>,
+    mut wave: Option<Tracer>,
     context: usize,
     cov: &mut Coverage,
     progress: Option<ProgressFn>,
-    fault: Option<&Fault>,
-) -> Result<PassOut> {
-    let p = &stim.params;
-    let cfg = &stim.config;
+) -> Result<Found> {
     let al = &target.align;
     let d = &target.design;
     let k = u64::from(al.clocks_per_step.max(1));
-    let fault = Fault::resolve::<B>(fault, p)?;
-    let il = B::Inputs::layout(p);
-    let ol = B::Outputs::layout(p);
-    let sl = B::State::layout(p);
-    let cfg_words = cfg.to_words(p).map_err(|e| anyhow!("configuration: {e}"))?;
-    let mut src = testbenches::source(stim).map_err(|e| anyhow!(e))?;
-    let mut write_errors = Vec::new();
-    let vcd = paths.map(|w| w.rtl.as_path());
-    let mut rtl = open_rtl(target, stim, vcd, &mut write_errors)?;
+    let (il, ol, sl) = (&shape.il, &shape.ol, &shape.sl);
+    let cfg_words = &shape.cfg_words;
+    let traced = wave.is_some();
 
     // Outputs: compared when the RTL has them, at their latency.
     let present: Vec<bool> = d.map.outputs.iter().map(Option::is_some).collect();
@@ -115,7 +110,7 @@ pub(super) fn pass<B: Bench>(
     for sp in &d.map.state {
         let field = sl
             .find(&sp.field)
-            .ok_or_else(|| anyhow!("state `{}`: not a register of {}", sp.field, B::NAME))?;
+            .ok_or_else(|| anyhow!("state `{}`: not a register of {}", sp.field, shape.block))?;
         let words = sl.ports[field].shape.words();
         st.push(StateRead {
             field,
@@ -130,14 +125,6 @@ pub(super) fn pass<B: Bench>(
     let mut rtl_state = vec![0u32; off];
     let mut full_state = vec![0u32; sl.words];
 
-    let mut wave = paths.map(|w| Tracer::create::<B>(w, p, k, true));
-    let mut model = B::new(p, cfg);
-    let reset_out = B::new(p, cfg).step(&B::Inputs::zero(p));
-    reset_out
-        .to_words(p)
-        .map_err(|e| anyhow!("model output under reset: {e}"))?;
-    let mut out = reset_out.clone();
-    let mut i = B::Inputs::zero(p);
     let mut in_words = vec![0u32; il.words];
     let mut exp = vec![0u32; ol.words];
     let mut state_before = vec![0u32; sl.words];
@@ -145,7 +132,7 @@ pub(super) fn pass<B: Bench>(
     // compared.
     let mut view = vec![0u32; ol.words];
 
-    let steps = POWER_ON_RESET + stim.len();
+    let steps = POWER_ON_RESET + shape.steps;
     // The clocks after the last step's last one until its last comparison.
     let horizon = max_lat.max(k - 1 + max_state_lat.unwrap_or(0));
     let end = steps * k + horizon.saturating_sub(k - 1);
@@ -154,7 +141,7 @@ pub(super) fn pass<B: Bench>(
     let mut stop_at: Option<u64> = None;
     let mut cur_reset = false;
     let mut stopped = None;
-    let mut ticker = Ticker::new(progress, stim.len());
+    let mut ticker = Ticker::new(progress, shape.steps);
     let t0 = Instant::now();
     let mut c: u64 = 0;
     loop {
@@ -178,28 +165,22 @@ pub(super) fn pass<B: Bench>(
             if c.is_multiple_of(k) {
                 ticker.tick(s);
                 let kk = s as i64 - POWER_ON_RESET as i64;
-                let reset = kk < 0 || src.next(&model, &out, &mut i) == Step::Reset;
-                if wave.is_some() {
-                    model
-                        .state()
-                        .pack(p, &mut state_before)
+                let reset = kk < 0 || side.next();
+                if traced {
+                    side.pack_state(&mut state_before)
                         .map_err(|e| anyhow!("model register {e}"))?;
                 }
                 if reset {
-                    model = B::new(p, cfg);
-                    out.clone_from(&reset_out);
+                    side.reset();
                     in_words.fill(0);
                     for e in pending.iter_mut() {
                         e.cancel.get_or_insert(c);
                     }
                 } else {
-                    i.pack(p, &mut in_words)
+                    side.step(kk as u64, &mut in_words, &mut cov.hits)
                         .map_err(|e| anyhow!("stimulus step {kk}: {e}"))?;
-                    model.step_into(&i, &mut out);
-                    Fault::apply::<B>(fault, kk as u64, p, &mut out);
-                    model.sample(&i, &out, &mut cov.hits);
                 }
-                out.pack(p, &mut exp).map_err(|e| {
+                side.pack_outputs(&mut exp).map_err(|e| {
                     anyhow!(
                         "golden model bug at step {kk}: output {e} (the model produced a value \
                          wider than its port)"
@@ -207,9 +188,7 @@ pub(super) fn pass<B: Bench>(
                 })?;
                 let mut ms = vec![0u32; rtl_state.len()];
                 if !st.is_empty() {
-                    model
-                        .state()
-                        .pack(p, &mut full_state)
+                    side.pack_state(&mut full_state)
                         .map_err(|e| anyhow!("model register {e}"))?;
                     for r in &st {
                         let o = sl.offsets[r.field];
@@ -217,7 +196,7 @@ pub(super) fn pass<B: Bench>(
                     }
                 }
                 if let Some(t) = wave.as_mut() {
-                    t.model(reset, &cfg_words, &in_words, &exp, &state_before);
+                    t.model(reset, cfg_words, &in_words, &exp, &state_before);
                 }
                 pending.push_back(Pending {
                     step: s,
@@ -261,7 +240,7 @@ pub(super) fn pass<B: Bench>(
             let idx = at(s.min(steps - 1)).unwrap_or(pending.len() - 1);
             found = Some((idx, Vec::new()));
             if failure.is_none() {
-                failure = Some(failure_of(&pending[idx], c, &il, Vec::new(), Some(e)));
+                failure = Some(failure_of(&pending[idx], c, il, Vec::new(), Some(e)));
             }
         } else if strobe.is_none() {
             for &l in &lats {
@@ -281,7 +260,7 @@ pub(super) fn pass<B: Bench>(
                 if !valid {
                     continue;
                 }
-                let diffs = compare(&ol, &ports, &e.out, rtl.outputs());
+                let diffs = compare(ol, &ports, &e.out, rtl.outputs());
                 if !diffs.is_empty() {
                     differ = true;
                     if found.is_none() {
@@ -304,7 +283,7 @@ pub(super) fn pass<B: Bench>(
                         view.copy_from_slice(&e.out);
                         let ports: Vec<usize> =
                             (0..ol.ports.len()).filter(|&j| present[j]).collect();
-                        let diffs = compare(&ol, &ports, &e.out, rtl.outputs());
+                        let diffs = compare(ol, &ports, &e.out, rtl.outputs());
                         if !diffs.is_empty() {
                             differ = true;
                             found = Some((idx, diffs));
@@ -371,7 +350,7 @@ pub(super) fn pass<B: Bench>(
             // The model's registers at the start of the step being driven.
             t.merged(
                 cur_reset,
-                &cfg_words,
+                cfg_words,
                 rtl.inputs(),
                 &view,
                 &state_before,
@@ -382,14 +361,10 @@ pub(super) fn pass<B: Bench>(
         }
         if let Some((idx, diffs)) = found {
             if failure.is_none() {
-                failure = Some(failure_of(&pending[idx], c, &il, diffs, None));
+                failure = Some(failure_of(&pending[idx], c, il, diffs, None));
             }
             if stop_at.is_none() {
-                stop_at = Some(if paths.is_some() {
-                    c + context as u64
-                } else {
-                    c
-                });
+                stop_at = Some(if traced { c + context as u64 } else { c });
             }
         }
         // Steps whose comparisons are all behind.
@@ -407,16 +382,11 @@ pub(super) fn pass<B: Bench>(
         }
         c += 1;
     }
-    let secs = t0.elapsed().as_secs_f64();
-    close_rtl(rtl, vcd, &mut write_errors);
-    if let Some(t) = wave {
-        write_errors.extend(t.finish(B::NAME));
-    }
-    Ok(PassOut {
+    Ok(Found {
         failure,
-        secs,
+        secs: t0.elapsed().as_secs_f64(),
         stopped,
-        write_errors,
+        wave,
     })
 }
 

@@ -50,8 +50,20 @@ pub struct StreamRow {
 /// a model held in its reset state and the reset outputs, so that only the
 /// generator's own work is timed: a closed-loop generator reads the model
 /// it is handed, which costs the same whatever state it holds), and of the
-/// model's `step_into` alone over the same cycles written out.
+/// model's `step_into` alone over the same cycles written out. (The copy
+/// compiled in this crate for a block of the registry: [`crate::hot`].)
 pub fn time_generation<B: Bench>(stim: &Stimulus<B>) -> Result<(f64, f64)> {
+    let gen = match crate::hot::of::<B>() {
+        Some(h) => (h.time_generator)(stim),
+        None => time_generator(stim),
+    }?;
+    let written = testbenches::explicit(stim).map_err(|e| anyhow!(e))?;
+    let model = crate::bench::time_model(&written, crate::bench::ModelSide::STEP)?;
+    Ok((gen, model))
+}
+
+/// Seconds of the generator alone over the cycles of `stim`.
+pub(crate) fn time_generator<B: Bench>(stim: &Stimulus<B>) -> Result<f64> {
     let (p, cfg) = (&stim.params, &stim.config);
     let n = stim.len();
     let mut src = testbenches::source(stim).map_err(|e| anyhow!(e))?;
@@ -66,9 +78,7 @@ pub fn time_generation<B: Bench>(stim: &Stimulus<B>) -> Result<(f64, f64)> {
     }
     let gen = t0.elapsed().as_secs_f64();
     black_box(resets);
-    let written = testbenches::explicit(stim).map_err(|e| anyhow!(e))?;
-    let model = crate::bench::time_model(&written, crate::bench::ModelSide::STEP)?;
-    Ok((gen, model))
+    Ok(gen)
 }
 
 /// Runs `switchsim ARGS --json` in a fresh process; its JSON and the wall

@@ -6,7 +6,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use cosim::lockstep::{self, Options, Outcome, Waves};
-use cosim::rtl::Rtl;
+use cosim::rtl::{Dut, Rtl};
 use model::stim::{Cycle, Stimulus};
 use model::{Block, Params, PortGroup};
 use std::hint::black_box;
@@ -92,8 +92,17 @@ impl ModelSide {
 }
 
 /// Seconds of one pass of the model over `stim` (`step_into`, outputs
-/// reused), with `parts` of the runner's model-side work.
+/// reused), with `parts` of the runner's model-side work. The loop is the
+/// copy compiled in this crate for a block of the registry
+/// ([`crate::hot`]), as are [`time_rtl`]'s.
 pub fn time_model<B: Block>(stim: &Stimulus<B>, parts: ModelSide) -> Result<f64> {
+    match crate::hot::of::<B>() {
+        Some(h) => (h.time_model)(stim, parts),
+        None => time_model_impl(stim, parts),
+    }
+}
+
+pub(crate) fn time_model_impl<B: Block>(stim: &Stimulus<B>, parts: ModelSide) -> Result<f64> {
     let (p, cfg) = (&stim.params, &stim.config);
     let mut m = B::new(p, cfg);
     let mut o = B::Outputs::zero(p);
@@ -183,9 +192,21 @@ pub fn time_rtl<B: Block>(
     packed: &Packed,
     with_model: bool,
 ) -> Result<(f64, u64)> {
-    let (p, cfg) = (&stim.params, &stim.config);
-    let mut rtl = Rtl::<B>::new(p, cfg, 1, None)?;
+    let mut rtl = Rtl::<B>::new(&stim.params, &stim.config, 1, None)?;
     rtl.reset(2).map_err(|e| anyhow!("{e}"))?;
+    match crate::hot::of::<B>() {
+        Some(h) => (h.time_rtl)(stim, packed, with_model, &mut rtl),
+        None => time_rtl_impl(stim, packed, with_model, &mut rtl),
+    }
+}
+
+pub(crate) fn time_rtl_impl<B: Block>(
+    stim: &Stimulus<B>,
+    packed: &Packed,
+    with_model: bool,
+    rtl: &mut Dut,
+) -> Result<(f64, u64)> {
+    let (p, cfg) = (&stim.params, &stim.config);
     let mut m = B::new(p, cfg);
     let mut o = B::Outputs::zero(p);
     let mut sum = 0u64;
@@ -217,12 +238,7 @@ pub fn measure<B: Bench>(
     traced_cycles: usize,
     repeat: usize,
     tmp: &Path,
-) -> Result<Row>
-where
-    B::Params: 'static,
-    B::Config: 'static,
-    B::Inputs: 'static,
-{
+) -> Result<Row> {
     let cfg = B::default_config(p);
     let stim: Stimulus<B> = testbenches::generate::<B>(p, 1, cycles, Some(&cfg));
     let n = stim.cycles.len() as f64;

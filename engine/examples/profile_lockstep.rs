@@ -14,15 +14,15 @@
 //! 3. `runs` full lockstep runs (cycles per second).
 //!
 //! ```text
-//! cargo run --release -p switchsim --features profiling --example profile_lockstep -- mmu p2cw8 200000 5
+//! cargo run --release -p engine --features profiling --example profile_lockstep -- mmu p2cw8 200000 5
 //! perf record -e cpu-clock target/release/examples/profile_lockstep ...
 //! valgrind --tool=callgrind --toggle-collect='*lockstep*pass*' target/release/examples/profile_lockstep ...
 //! ```
 
 use anyhow::{anyhow, bail, Result};
 use cosim::lockstep::{self, Options, Outcome, Waves};
+use engine::bench::{time_model, time_rtl, ModelSide, Packed};
 use model::Params;
-use switchsim::bench::{time_model, time_rtl, ModelSide, Packed};
 use testbenches::Bench;
 
 /// Best of 3 runs of `f` (seconds), in ns per cycle of `cycles`.

@@ -6,7 +6,7 @@
 //! [`render_png`] draw several charts in a grid into one image.
 //!
 //! Text in a PNG is drawn through `ab_glyph` with the bundled DejaVu Sans
-//! (`switchsim/assets/`), so no system font library is needed; an SVG names the
+//! (`engine/assets/`), so no system font library is needed; an SVG names the
 //! `sans-serif` family and leaves the glyphs to the viewer. A point with a
 //! NaN or infinite coordinate is skipped, and the line breaks there; lines
 //! are clipped to the axes' ranges. The legend goes where it covers the
@@ -15,7 +15,7 @@
 //! upwards to make room for it above the data.
 //!
 //! ```no_run
-//! use switchsim::plot::{render_svg, Chart, Marker, Series, PALETTE};
+//! use engine::plot::{render_svg, Chart, Marker, Series, PALETTE};
 //!
 //! let squares = (0..=10).map(|i| (f64::from(i), f64::from(i * i))).collect();
 //! let chart = Chart {
