@@ -85,6 +85,11 @@ pub struct Design {
     /// Compiled at `-O0`: for a design built to be run once on a short
     /// stimulus (a mutant), where the compile time is all the cost.
     pub quick: bool,
+    /// Run long: the block's default variant (what `make run`, the soak,
+    /// the benchmarks and the memory test run for 10^5 cycles and more) and
+    /// a designer's RTL. Another variant of ours is compiled at `-O1`: the
+    /// tests run it on short stimuli (`builder::Generated::opt`).
+    pub runs_long: bool,
 }
 
 /// The project's `rtl/` folder (`SWITCHSIM_RTL` overrides it).
@@ -175,6 +180,7 @@ impl Design {
             no_inline,
             origin: Origin::Ours,
             quick: false,
+            runs_long: B::variants().first().map(|v| v.label()) == Some(p.label()),
         })
     }
 
@@ -244,6 +250,7 @@ impl Design {
             no_inline: Vec::new(),
             origin: Origin::User,
             quick: false,
+            runs_long: true,
         };
         Ok((design, al))
     }
