@@ -11,6 +11,7 @@ use model::stim::Stimulus;
 use model::Block;
 use std::any::Any;
 use std::sync::OnceLock;
+use testbenches::registry::{Entry, Table};
 use testbenches::Bench;
 
 /// Block `B`'s timing loops, as compiled in this crate.
@@ -22,26 +23,24 @@ pub(crate) struct Hot<B: Block> {
 }
 
 /// One [`Hot`] per block of the registry.
-fn table() -> &'static [Box<dyn Any + Send + Sync>] {
-    static TABLE: OnceLock<Vec<Box<dyn Any + Send + Sync>>> = OnceLock::new();
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        struct Collect(Vec<Box<dyn Any + Send + Sync>>);
-        impl testbenches::registry::Visit for Collect {
-            fn visit<B: Bench>(&mut self) {
-                self.0.push(Box::new(Hot::<B> {
+        struct Make;
+        impl Entry for Make {
+            fn make<B: Bench>() -> Box<dyn Any + Send + Sync> {
+                Box::new(Hot::<B> {
                     time_model: crate::bench::time_model_impl::<B>,
                     time_rtl: crate::bench::time_rtl_impl::<B>,
                     time_generator: crate::streambench::time_generator::<B>,
-                }));
+                })
             }
         }
-        let mut c = Collect(Vec::new());
-        testbenches::registry::each(&mut c);
-        c.0
+        Table::new::<Make>()
     })
 }
 
 /// Block `B`'s entry, when `B` is in the registry.
 pub(crate) fn of<B: Block>() -> Option<&'static Hot<B>> {
-    table().iter().find_map(|h| h.downcast_ref::<Hot<B>>())
+    table().get::<Hot<B>>()
 }

@@ -7,6 +7,7 @@
 //! block is its spec, RTL, model and testbench, plus one line in [`each`].
 
 use crate::Bench;
+use std::any::Any;
 
 /// Something done for one block, generically.
 pub trait Visit {
@@ -32,6 +33,50 @@ pub fn each<V: Visit>(v: &mut V) {
     v.visit::<model::prim_sat_cnt::PrimSatCnt>();
     v.visit::<model::prim_rr_arb::PrimRrArb>();
     v.visit::<model::prim_ram_1r1w::PrimRam1r1w>();
+}
+
+/// An entry of a per-block table (see [`Table`]): made for each block of
+/// the registry, generically.
+pub trait Entry {
+    /// Block `B`'s entry.
+    fn make<B: Bench>() -> Box<dyn Any + Send + Sync>;
+}
+
+/// One entry per block of the registry, each of its own type, looked up by
+/// that type. A crate that builds such a table instantiates each block's
+/// code it names in itself, at its own optimisation level: the lockstep's
+/// per-cycle code in `cosim`, the benchmarks' timing loops in `engine`,
+/// whatever crate calls them.
+pub struct Table(Vec<Box<dyn Any + Send + Sync>>);
+
+impl Table {
+    /// `E`'s entry of every block of the registry.
+    pub fn new<E: Entry>() -> Table {
+        struct Collect<E>(Vec<Box<dyn Any + Send + Sync>>, std::marker::PhantomData<E>);
+        impl<E: Entry> Visit for Collect<E> {
+            fn visit<B: Bench>(&mut self) {
+                self.0.push(E::make::<B>());
+            }
+        }
+        let mut c = Collect::<E>(Vec::new(), std::marker::PhantomData);
+        each(&mut c);
+        Table(c.0)
+    }
+
+    /// The entry of type `T`, when one was made.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.iter().find_map(|e| e.downcast_ref::<T>())
+    }
+
+    /// How many entries.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// No entry at all.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// The blocks' names, in the order `all` runs them.
