@@ -471,6 +471,22 @@ pub(crate) struct Found {
     wave: Option<Tracer>,
 }
 
+impl Found {
+    /// The pass's result: closes the waveforms of block `block`, their
+    /// write errors after `write_errors`.
+    fn finish(self, block: &str, mut write_errors: Vec<String>) -> PassOut {
+        if let Some(t) = self.wave {
+            write_errors.extend(t.finish(block));
+        }
+        PassOut {
+            failure: self.failure,
+            secs: self.secs,
+            stopped: self.stopped,
+            write_errors,
+        }
+    }
+}
+
 /// One pass over the stimulus against `target`. With `paths`, writes both
 /// waveforms and goes on `context` cycles past a mismatch (else stops at
 /// it).
@@ -501,16 +517,7 @@ fn pass<B: Bench>(
         )
     };
     close_rtl(rtl, vcd, &mut write_errors);
-    let found = found?;
-    if let Some(t) = found.wave {
-        write_errors.extend(t.finish(B::NAME));
-    }
-    Ok(PassOut {
-        failure: found.failure,
-        secs: found.secs,
-        stopped: found.stopped,
-        write_errors,
-    })
+    Ok(found?.finish(B::NAME, write_errors))
 }
 
 /// [`pass`]'s loop under the plain alignment: one RTL clock per step,
@@ -650,13 +657,7 @@ fn pass_threaded<B: Bench>(
     side::of(stim, fault)?;
     let mut rtl = Rtl::<B>::of(&target.design, p, &stim.config, stim.seed, None)?;
     let make = || side::of(stim, fault);
-    let found = threaded(&shape, &make, &mut rtl, cov, progress)?;
-    Ok(PassOut {
-        failure: found.failure,
-        secs: found.secs,
-        stopped: found.stopped,
-        write_errors: Vec::new(),
-    })
+    Ok(threaded(&shape, &make, &mut rtl, cov, progress)?.finish(B::NAME, Vec::new()))
 }
 
 /// Makes a pass's model side (on the thread that runs it).

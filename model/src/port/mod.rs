@@ -654,7 +654,7 @@ macro_rules! port_group {
                 )*}
             }
 
-// Not `#[inline]`: each block's `pack`, `unpack` and `eq_words` are
+            // Not `#[inline]`: each block's `pack`, `unpack` and `eq_words` are
             // compiled once, here, instead of in every crate that calls them
             // (inlined, they were 72 k of `cosim`'s 312 k lines of LLVM IR;
             // a cold release build 211 -> 190 s; lockstep speed within the
