@@ -240,7 +240,27 @@ fn runtime(flavor: Flavor) -> Result<&'static Runtime> {
             .iter()
             .map(|s| tmp.join(s.file_name().unwrap()).with_extension("o"))
             .collect();
+        // The precompiled header of every design's translation unit,
+        // compiled beside the runtime's sources.
+        let pch = tmp.join("pch");
+        std::fs::create_dir_all(&pch)?;
+        std::fs::write(
+            pch.join("vsim_pch.h"),
+            "#include \"vsim_rt.h\"\n#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n#include \"vsim.h\"\n",
+        )?;
         std::thread::scope(|sc| -> Result<()> {
+            let header = sc.spawn(|| {
+                run_logged(
+                    Command::new("g++")
+                        .args(&flags)
+                        .args(["-x", "c++-header"])
+                        .arg(pch.join("vsim_pch.h"))
+                        .arg("-o")
+                        .arg(pch.join("vsim_pch.h.gch")),
+                    &log,
+                    "g++",
+                )
+            });
             let jobs: Vec<_> = srcs
                 .iter()
                 .zip(&objs)
@@ -266,6 +286,9 @@ fn runtime(flavor: Flavor) -> Result<&'static Runtime> {
                 j.join()
                     .map_err(|_| anyhow!("a compiler thread panicked"))??;
             }
+            header
+                .join()
+                .map_err(|_| anyhow!("a compiler thread panicked"))??;
             Ok(())
         })?;
         if flavor.pic() {
@@ -289,23 +312,6 @@ fn runtime(flavor: Flavor) -> Result<&'static Runtime> {
                 "ar",
             )?;
         }
-        // The precompiled header of every design's translation unit.
-        let pch = tmp.join("pch");
-        std::fs::create_dir_all(&pch)?;
-        std::fs::write(
-            pch.join("vsim_pch.h"),
-            "#include \"vsim_rt.h\"\n#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n#include \"vsim.h\"\n",
-        )?;
-        run_logged(
-            Command::new("g++")
-                .args(&flags)
-                .args(["-x", "c++-header"])
-                .arg(pch.join("vsim_pch.h"))
-                .arg("-o")
-                .arg(pch.join("vsim_pch.h.gch")),
-            &log,
-            "g++",
-        )?;
         for o in &objs {
             let _ = std::fs::remove_file(o);
         }
@@ -433,6 +439,7 @@ fn design_key(d: &Design, flavor: Flavor) -> Result<String> {
     h.update(flavor.cxx_flags(&t.root, Path::new("@")).join(" "));
     // The rule that picks a level from the generated code's size.
     h.update(format!("{:?} above {LARGE_BYTES}", Opt::O1));
+    h.update(format!("__Slow at {:?} from {SLOW_UNIT_BYTES}", Opt::O0));
     Ok(format!("{}-{}", d.name(), &hex(h.finalize())[..16]))
 }
 
@@ -550,13 +557,12 @@ pub fn check_ports(d: &Design, hdr: &[HeaderPort]) -> Vec<String> {
     errors
 }
 
-/// Verilates `d` in `dir/v` with prefix `prefix`, checks its ports and
-/// state paths, and writes the shim and the translation units; returns the
-/// units' paths.
 /// The C++ Verilator wrote for a design: its translation units and how
 /// much code they hold.
 struct Generated {
     units: Vec<PathBuf>,
+    /// The `__Slow` files' unit, compiled at `-O0`, when they are apart.
+    slow: Option<PathBuf>,
     bytes: u64,
 }
 
@@ -581,6 +587,8 @@ impl Generated {
     }
 }
 
+/// Verilates `d` in `dir/v` with prefix `prefix`, checks its ports and
+/// state paths, and writes the shim and the translation units.
 fn verilate(d: &Design, prefix: &str, dir: &Path) -> Result<Generated> {
     let log = dir.join("build.log");
     let mdir = dir.join("v");
@@ -677,11 +685,22 @@ fn verilate(d: &Design, prefix: &str, dir: &Path) -> Result<Generated> {
         })
         .collect();
     cpps.sort();
+    let total: u64 = cpps.iter().map(|c| c.1).sum();
+    // Verilator's `__Slow` files (construction, the initial and settle
+    // evaluation, the trace's declarations) run once per simulation: in a
+    // unit of their own at `-O0` when there is enough of them to pay for
+    // parsing the headers a second time (about 1.5 s).
+    let (slow, cpps): (Vec<_>, Vec<_>) = cpps.into_iter().partition(|c| c.0.contains("__Slow"));
+    let (slow, mut cpps) = if slow.iter().map(|c| c.1).sum::<u64>() >= SLOW_UNIT_BYTES {
+        (slow, cpps)
+    } else {
+        (Vec::new(), [cpps, slow].concat())
+    };
     // One translation unit parses the Verilator headers once (a small
     // design compiles about 3x faster than file by file); a large one is
     // cut into a few units of about UNIT_BYTES, compiled in parallel.
-    let total: u64 = cpps.iter().map(|c| c.1).sum();
-    let n = (total.div_ceil(UNIT_BYTES) as usize).clamp(1, MAX_UNITS);
+    let fast: u64 = cpps.iter().map(|c| c.1).sum();
+    let n = (fast.div_ceil(UNIT_BYTES) as usize).clamp(1, MAX_UNITS);
     let mut units: Vec<(Vec<String>, u64)> = vec![(Vec::new(), 0); n];
     // Largest file first into the lightest unit.
     cpps.sort_by_key(|c| std::cmp::Reverse(c.1));
@@ -696,18 +715,27 @@ fn verilate(d: &Design, prefix: &str, dir: &Path) -> Result<Generated> {
     // The shim in the first: it defines the entry points over the model's
     // classes.
     units[0].0.push(format!("{prefix}__shim.cpp"));
+    let write = |name: String, files: &mut dyn Iterator<Item = &String>| -> Result<PathBuf> {
+        let unit = mdir.join(name);
+        let text: String = files.map(|c| format!("#include \"{c}\"\n")).collect();
+        std::fs::write(&unit, text)?;
+        Ok(unit)
+    };
     let mut paths = Vec::new();
     for (k, (files, _)) in units.iter().enumerate() {
-        let unit = mdir.join(format!("{prefix}__unit{k}.cpp"));
-        let text: String = files
-            .iter()
-            .map(|c| format!("#include \"{c}\"\n"))
-            .collect();
-        std::fs::write(&unit, text)?;
-        paths.push(unit);
+        paths.push(write(format!("{prefix}__unit{k}.cpp"), &mut files.iter())?);
     }
+    let slow = if slow.is_empty() {
+        None
+    } else {
+        Some(write(
+            format!("{prefix}__slow.cpp"),
+            &mut slow.iter().map(|c| &c.0),
+        )?)
+    };
     Ok(Generated {
         units: paths,
+        slow,
         bytes: total,
     })
 }
@@ -716,6 +744,12 @@ fn verilate(d: &Design, prefix: &str, dir: &Path) -> Result<Generated> {
 const UNIT_BYTES: u64 = 6 << 20;
 /// At most this many units per design.
 const MAX_UNITS: usize = 4;
+/// `__Slow` C++ from which a design compiles it apart, at `-O0`. Measured
+/// on 2026-11-27 (2 cores, one compile at a time, user seconds): the
+/// default `credit` one unit at `-O2` 9.7 s, its 0.9 MB of `__Slow` apart
+/// 2.3 s at `-O0` beside 6.5 s for the rest; the default `stx_switch`
+/// (5.6 of its 15.8 MB `__Slow`) 47.4 s at `-O1`, 10.9 + 28.9 s split.
+const SLOW_UNIT_BYTES: u64 = 512 << 10;
 /// Generated C++ above which a design is compiled at `-O1`. Above it: the
 /// default `stx_switch` (N = 8) and the N = 32 and N = 64 arbiters, most of
 /// the compile time of a cold `make test`. Measured side by side on
@@ -746,13 +780,16 @@ enum Opt {
 
 /// Compiles `units` into objects in their folder, in parallel; returns the
 /// objects.
-fn compile_all(rt: &Runtime, units: &[PathBuf], log: &Path, opt: Opt) -> Result<Vec<PathBuf>> {
-    let objs: Vec<PathBuf> = units.iter().map(|u| u.with_extension("o")).collect();
+fn compile_all(rt: &Runtime, code: &Generated, log: &Path, opt: Opt) -> Result<Vec<PathBuf>> {
+    let units: Vec<(&PathBuf, Opt)> = (code.units.iter().map(|u| (u, opt)))
+        .chain(code.slow.iter().map(|u| (u, Opt::O0)))
+        .collect();
+    let objs: Vec<PathBuf> = units.iter().map(|u| u.0.with_extension("o")).collect();
     std::thread::scope(|sc| -> Result<()> {
         let jobs: Vec<_> = units
             .iter()
             .zip(&objs)
-            .map(|(u, o)| sc.spawn(move || compile(rt, u, o, log, opt)))
+            .map(|(&(u, opt), o)| sc.spawn(move || compile(rt, u, o, log, opt)))
             .collect();
         for j in jobs {
             j.join()
@@ -896,7 +933,7 @@ fn open(d: &Design, key: &str) -> Result<&'static Library> {
         let code = verilate(d, &prefix, tmp)?;
         let t_v = t0.elapsed().as_secs_f64();
         let log = tmp.join("build.log");
-        let objs = compile_all(rt, &code.units, &log, code.opt(d))?;
+        let objs = compile_all(rt, &code, &log, code.opt(d))?;
         run_logged(
             Command::new("g++")
                 .args(["-shared", "-o"])
@@ -985,7 +1022,7 @@ pub fn executable(d: &Design, flavor: Flavor, scratch: Option<&Path>) -> Result<
                 d.out_words() + d.aux_words()
             ),
         )?;
-        let objs = compile_all(rt, &code.units, &log, code.opt(d))?;
+        let objs = compile_all(rt, &code, &log, code.opt(d))?;
         run_logged(
             Command::new("g++")
                 .args(&rt.flags)
