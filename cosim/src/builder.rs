@@ -30,6 +30,7 @@ use std::ffi::{c_char, c_int, c_void};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -1062,17 +1063,23 @@ pub fn executable(d: &Design, flavor: Flavor, scratch: Option<&Path>) -> Result<
 
 /// Builds every design of `designs` that is not cached yet, `jobs` at a
 /// time (each build is one compiler process); the first error stops it.
-pub fn prebuild(designs: &[Design], jobs: usize) -> Result<()> {
+///
+/// No new build starts once `cancel` is set or a stop was asked for
+/// ([`crate::lockstep::request_stop`]); the builds under way finish.
+pub fn prebuild(designs: &[Design], jobs: usize, cancel: &AtomicBool) -> Result<()> {
     runtime(Flavor::Shared)?;
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failed: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     std::thread::scope(|sc| {
         for _ in 0..jobs.max(1) {
             sc.spawn(|| loop {
-                if failed.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+                if failed.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+                    || cancel.load(Ordering::Relaxed)
+                    || crate::lockstep::stop_requested()
+                {
                     return;
                 }
-                let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let k = next.fetch_add(1, Ordering::SeqCst);
                 let Some(d) = designs.get(k) else { return };
                 if let Err(e) = library(d) {
                     failed

@@ -8,6 +8,7 @@ use model::stim::Stimulus;
 use model::{Block, Params};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use testbenches::Bench;
 
@@ -755,16 +756,37 @@ pub fn run_blocks(o: RunOpts) -> Result<u8> {
         bail!("--variant, --config and --rtl name one block; not valid with `all`");
     }
     let blocks = blocks_of(&block)?;
-    if blocks.len() > 1 {
-        // Every block's design built first, on every core.
-        let names: Vec<String> = blocks.iter().map(|b| b.to_string()).collect();
-        prebuild(&names, a.variant.is_none(), cores())?;
+    let run_all = || -> Result<u8> {
+        let mut worst = 0;
+        for b in &blocks {
+            worst = worst.max(for_block(b, &mut RunC { a: &a })?);
+        }
+        Ok(worst)
+    };
+    if blocks.len() == 1 {
+        return run_all();
     }
-    let mut worst = 0;
-    for b in blocks {
-        worst = worst.max(for_block(b, &mut RunC { a: &a })?);
-    }
-    Ok(worst)
+    // Every block's design is built in the background, on every core, while
+    // the blocks run in order: a run waits for its design (or builds it
+    // itself when the background has not started it), so the runs fill the
+    // time the builds leave a core idle.
+    let names: Vec<String> = blocks.iter().map(|b| b.to_string()).collect();
+    let cancel = AtomicBool::new(false);
+    std::thread::scope(|sc| {
+        let builds = sc.spawn(|| prebuild(&names, a.variant.is_none(), cores(), &cancel));
+        let runs = run_all();
+        // A run that fails leaves the other designs unbuilt.
+        cancel.store(true, Ordering::Relaxed);
+        let built = builds
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the design builder panicked")));
+        // Every run's design was built (or its run failed first): an error
+        // of the background builds is one of theirs, or of a design that
+        // was not needed after a run failed.
+        let worst = runs?;
+        built?;
+        Ok(worst)
+    })
 }
 
 /// The options of `switchsim build`.
@@ -804,7 +826,12 @@ impl Command for DesignsC<'_> {
 
 /// Builds the named blocks' designs that are not cached yet, `jobs` at a
 /// time.
-pub fn prebuild(blocks: &[String], default_only: bool, jobs: usize) -> Result<()> {
+pub fn prebuild(
+    blocks: &[String],
+    default_only: bool,
+    jobs: usize,
+    cancel: &AtomicBool,
+) -> Result<()> {
     let mut ds = Vec::new();
     for b in blocks {
         for_block(
@@ -817,7 +844,7 @@ pub fn prebuild(blocks: &[String], default_only: bool, jobs: usize) -> Result<()
     }
     // The largest first, so that the last build does not run alone.
     ds.sort_by_key(|d| std::cmp::Reverse(d.out_words() + d.in_words()));
-    cosim::builder::prebuild(&ds, jobs)
+    cosim::builder::prebuild(&ds, jobs, cancel)
 }
 
 /// `switchsim build`: verilates and compiles the designs ahead of use.
@@ -835,7 +862,7 @@ pub fn build_blocks(o: BuildOpts) -> Result<u8> {
         })
         .collect();
     let jobs = o.jobs.map_or(cores(), |j| j as usize);
-    prebuild(&blocks, o.default_only, jobs)?;
+    prebuild(&blocks, o.default_only, jobs, &AtomicBool::new(false))?;
     let root = cosim::builder::cache_root();
     println!(
         "built: {} block{} in {:.1} s; cache {} ({:.1} MiB)",
