@@ -249,7 +249,10 @@ fn sigint_and_sigterm_report_what_was_verified() {
 #[test]
 fn an_interrupted_traced_run_leaves_valid_waveforms() {
     let dir = work("traced");
-    let o = interrupted_mmu_run(&dir, "1000000000", libc::SIGINT, Duration::from_secs(4));
+    // Two seconds of traced cycles: the parser below runs in this test
+    // binary, compiled at the switchsim package's opt-level 0, and reads
+    // three waveforms of every cycle (after 4 s: 22 s of the test).
+    let o = interrupted_mmu_run(&dir, "1000000000", libc::SIGINT, Duration::from_secs(2));
     let t = text(&o);
     assert_eq!(o.status.code(), Some(130), "{t}");
     let n = verified(&t);
