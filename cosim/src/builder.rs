@@ -779,8 +779,8 @@ enum Opt {
     O0,
 }
 
-/// Compiles `units` into objects in their folder, in parallel; returns the
-/// objects.
+/// Compiles the units of `code` into objects in their folder, in parallel
+/// (the `__Slow` unit at `-O0`, the others at `opt`); returns the objects.
 fn compile_all(rt: &Runtime, code: &Generated, log: &Path, opt: Opt) -> Result<Vec<PathBuf>> {
     let units: Vec<(&PathBuf, Opt)> = (code.units.iter().map(|u| (u, opt)))
         .chain(code.slow.iter().map(|u| (u, Opt::O0)))
