@@ -692,11 +692,12 @@ fn verilate(d: &Design, prefix: &str, dir: &Path) -> Result<Generated> {
     // unit of their own at `-O0` when there is enough of them to pay for
     // parsing the headers a second time (about 1.5 s).
     let (slow, cpps): (Vec<_>, Vec<_>) = cpps.into_iter().partition(|c| c.0.contains("__Slow"));
-    let (slow, mut cpps) = if slow.iter().map(|c| c.1).sum::<u64>() >= SLOW_UNIT_BYTES {
-        (slow, cpps)
-    } else {
-        (Vec::new(), [cpps, slow].concat())
-    };
+    let (slow, mut cpps): (Vec<String>, _) =
+        if slow.iter().map(|c| c.1).sum::<u64>() >= SLOW_UNIT_BYTES {
+            (slow.into_iter().map(|c| c.0).collect(), cpps)
+        } else {
+            (Vec::new(), [cpps, slow].concat())
+        };
     // One translation unit parses the Verilator headers once (a small
     // design compiles about 3x faster than file by file); a large one is
     // cut into a few units of about UNIT_BYTES, compiled in parallel.
@@ -716,24 +717,22 @@ fn verilate(d: &Design, prefix: &str, dir: &Path) -> Result<Generated> {
     // The shim in the first: it defines the entry points over the model's
     // classes.
     units[0].0.push(format!("{prefix}__shim.cpp"));
-    let write = |name: String, files: &mut dyn Iterator<Item = &String>| -> Result<PathBuf> {
+    let write = |name: String, files: &[String]| -> Result<PathBuf> {
         let unit = mdir.join(name);
-        let text: String = files.map(|c| format!("#include \"{c}\"\n")).collect();
+        let text: String = files
+            .iter()
+            .map(|c| format!("#include \"{c}\"\n"))
+            .collect();
         std::fs::write(&unit, text)?;
         Ok(unit)
     };
     let mut paths = Vec::new();
     for (k, (files, _)) in units.iter().enumerate() {
-        paths.push(write(format!("{prefix}__unit{k}.cpp"), &mut files.iter())?);
+        paths.push(write(format!("{prefix}__unit{k}.cpp"), files)?);
     }
-    let slow = if slow.is_empty() {
-        None
-    } else {
-        Some(write(
-            format!("{prefix}__slow.cpp"),
-            &mut slow.iter().map(|c| &c.0),
-        )?)
-    };
+    let slow = (!slow.is_empty())
+        .then(|| write(format!("{prefix}__slow.cpp"), &slow))
+        .transpose()?;
     Ok(Generated {
         units: paths,
         slow,
@@ -782,7 +781,10 @@ enum Opt {
 /// Compiles the units of `code` into objects in their folder, in parallel
 /// (the `__Slow` unit at `-O0`, the others at `opt`); returns the objects.
 fn compile_all(rt: &Runtime, code: &Generated, log: &Path, opt: Opt) -> Result<Vec<PathBuf>> {
-    let units: Vec<(&PathBuf, Opt)> = (code.units.iter().map(|u| (u, opt)))
+    let units: Vec<(&PathBuf, Opt)> = code
+        .units
+        .iter()
+        .map(|u| (u, opt))
         .chain(code.slow.iter().map(|u| (u, Opt::O0)))
         .collect();
     let objs: Vec<PathBuf> = units.iter().map(|u| u.0.with_extension("o")).collect();

@@ -770,19 +770,19 @@ pub fn run_blocks(o: RunOpts) -> Result<u8> {
     // the blocks run in order: a run waits for its design (or builds it
     // itself when the background has not started it), so the runs fill the
     // time the builds leave a core idle.
+    // (`all` takes no --variant: the default variants.)
     let names: Vec<String> = blocks.iter().map(|b| b.to_string()).collect();
     let cancel = AtomicBool::new(false);
     std::thread::scope(|sc| {
-        let builds = sc.spawn(|| prebuild(&names, a.variant.is_none(), cores(), &cancel));
+        let builds = sc.spawn(|| prebuild(&names, true, cores(), &cancel));
         let runs = run_all();
         // A run that fails leaves the other designs unbuilt.
         cancel.store(true, Ordering::Relaxed);
         let built = builds
             .join()
             .unwrap_or_else(|_| Err(anyhow::anyhow!("the design builder panicked")));
-        // Every run's design was built (or its run failed first): an error
-        // of the background builds is one of theirs, or of a design that
-        // was not needed after a run failed.
+        // A failed build is also its block's failed run (the process keeps
+        // a design's build result), so the runs' error comes first.
         let worst = runs?;
         built?;
         Ok(worst)
