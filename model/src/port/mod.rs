@@ -410,16 +410,28 @@ pub trait PortValue: Clone + fmt::Debug + PartialEq {
     /// Packs into `out` (exactly `s.words()` long).
     #[inline(always)]
     fn pack(&self, s: Shape, out: &mut [u32]) -> Result<(), String> {
-        self.emit(s, |k, w| out[k] = w)
+        pack_by_emit(self, s, out)
     }
     /// Whether [`PortValue::pack`] would succeed and produce exactly
     /// `words`: the comparison of every co-simulated cycle, without a
     /// buffer.
     #[inline(always)]
     fn eq_words(&self, s: Shape, words: &[u32]) -> bool {
-        let mut diff = 0u32;
-        self.emit(s, |k, w| diff |= w ^ words[k]).is_ok() && diff == 0
+        eq_by_emit(self, s, words)
     }
+}
+
+/// [`PortValue::pack`] through [`PortValue::emit`].
+#[inline(always)]
+fn pack_by_emit<V: PortValue>(v: &V, s: Shape, out: &mut [u32]) -> Result<(), String> {
+    v.emit(s, |k, w| out[k] = w)
+}
+
+/// [`PortValue::eq_words`] through [`PortValue::emit`].
+#[inline(always)]
+fn eq_by_emit<V: PortValue>(v: &V, s: Shape, words: &[u32]) -> bool {
+    let mut diff = 0u32;
+    v.emit(s, |k, w| diff |= w ^ words[k]).is_ok() && diff == 0
 }
 
 impl<T: PortScalar> PortValue for T {
@@ -554,14 +566,13 @@ impl<T: PortScalar> PortValue for Vec<T> {
 // to its width inside; what a vector port adds per cycle is one call.
 
 #[inline(never)]
-fn pack_vec<T: PortScalar>(v: &[T], s: Shape, out: &mut [u32]) -> Result<(), String> {
-    emit_vec(v, s, |k, w| out[k] = w)
+fn pack_vec<T: PortScalar>(v: &Vec<T>, s: Shape, out: &mut [u32]) -> Result<(), String> {
+    pack_by_emit(v, s, out)
 }
 
 #[inline(never)]
-fn eq_vec<T: PortScalar>(v: &[T], s: Shape, words: &[u32]) -> bool {
-    let mut diff = 0u32;
-    emit_vec(v, s, |k, w| diff |= w ^ words[k]).is_ok() && diff == 0
+fn eq_vec<T: PortScalar>(v: &Vec<T>, s: Shape, words: &[u32]) -> bool {
+    eq_by_emit(v, s, words)
 }
 
 /// A vector's words, streamed as [`PortValue::emit`] says.
