@@ -269,6 +269,16 @@ impl Design {
             .collect()
     }
 
+    /// Bytes of Verilog the design reads (a file that cannot be read counts
+    /// 0: its build fails with the reason).
+    pub fn source_bytes(&self) -> u64 {
+        self.files
+            .iter()
+            .filter_map(|f| std::fs::metadata(f).ok())
+            .map(|m| m.len())
+            .sum()
+    }
+
     /// Words of the packed inputs: `rst_ni`, configuration, inputs.
     pub fn in_words(&self) -> usize {
         self.inputs.iter().map(|d| d.shape.words()).sum()
