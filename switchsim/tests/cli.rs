@@ -1056,6 +1056,41 @@ fn hardware_commands_use_the_project_they_run_in() {
     let _ = std::fs::remove_dir_all(&nowhere);
 }
 
+/// A mutation campaign on a block whose per-queue counters are off its
+/// ports (the MMU's `q_priv_o`, `q_shr_o`, `q_hdr_o` are optional outputs
+/// its RTL lacks): the unmutated RTL passes its kill set, and a wrong
+/// per-queue counter is killed through the outputs that depend on it.
+#[test]
+fn mutate_checks_a_block_whose_state_is_off_its_ports() {
+    let list = switchsim(&["mutate", "mmu", "--list"]);
+    let (out, err) = text(&list);
+    // The shared-cell count of a queue after its arrival, `+` made `-`.
+    let id = out
+        .lines()
+        .find(|l| l.contains(":arith") && l.contains("shr_d[g*CW +: CW]  = as_v - a2"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .unwrap_or_else(|| panic!("no such mutant of mmu:\n{out}{err}"))
+        .to_string();
+    let m = switchsim(&[
+        "mutate", "mmu", "--only", &id, "--cases", "2", "--out", "mut-mmu",
+    ]);
+    let (out, err) = text(&m);
+    assert!(m.status.success(), "{out}{err}");
+    let row: Vec<&str> = out
+        .lines()
+        .find(|l| l.starts_with("| mmu |"))
+        .unwrap_or_else(|| panic!("no row:\n{out}{err}"))
+        .split('|')
+        .map(str::trim)
+        .collect();
+    // | block | mutants | stillborn | valid | equivalent | killed | survived |
+    assert_eq!(
+        (row[2], row[6], row[7]),
+        ("1", "1", "0"),
+        "mutant {id} not killed:\n{out}{err}"
+    );
+}
+
 /// `synth --check` (part of `make test`): every block elaborates without
 /// a latch or a multiple driver (its default variant, a top level's
 /// smallest; every variant in CI's synthesis job); a latch added to a copy
