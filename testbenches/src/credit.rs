@@ -298,7 +298,9 @@ fn pkt_len(p: &CreditParams, cfg: &CreditConfig, v: usize, lens: Lens, r: &mut r
 }
 
 /// Overwrites one fabric input with a random value (credits or data nobody
-/// issued, departures of bytes that are not there, indices out of range).
+/// issued, departures of bytes that are not there, indices out of range),
+/// or fills the fields of a credit or data input whose valid is low with
+/// junk, which the block must ignore.
 fn noise(p: &CreditParams, inp: &mut CreditInputs, r: &mut rng::Rng) {
     let lmax = p.lmax() as u64;
     // Mostly small amounts, so that the junk drains; sometimes the largest.
@@ -309,7 +311,21 @@ fn noise(p: &CreditParams, inp: &mut CreditInputs, r: &mut rng::Rng) {
             _ => r.range(0, 64.min(lmax)),
         }
     } as u16;
-    match r.below(5) {
+    match r.below(7) {
+        5 => {
+            let e = r.below(p.e as u64) as usize;
+            if !inp.cin_valid_i[e] {
+                inp.cin_ing_i[e] = r.below(1 << p.iw()) as u8;
+                inp.cin_bytes_i[e] = big(r);
+            }
+        }
+        6 => {
+            let i = r.below(p.i as u64) as usize;
+            if !inp.earr_valid_i[i] {
+                inp.earr_egr_i[i] = r.below(1 << p.ew()) as u8;
+                inp.earr_bytes_i[i] = big(r);
+            }
+        }
         0 => {
             let e = r.below(p.e as u64) as usize;
             inp.cin_valid_i[e] = true;
