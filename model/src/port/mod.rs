@@ -665,13 +665,26 @@ macro_rules! port_group {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Clone, Debug, PartialEq, Eq)]
+        #[derive(Debug, PartialEq, Eq)]
         $vis struct $name {
             $(
                 #[doc = $doc]
                 $(#[doc = $more])*
                 pub $field: $ty,
             )*
+        }
+
+        impl Clone for $name {
+            fn clone(&self) -> Self {
+                Self {$($field: self.$field.clone(),)*}
+            }
+
+            /// Field by field, so that a vector port keeps its allocation
+            /// (the derived `clone_from` allocates every vector anew).
+            fn clone_from(&mut self, src: &Self) {
+                let _ = src;
+                $(self.$field.clone_from(&src.$field);)*
+            }
         }
 
         impl $crate::port::PortGroup for $name {
