@@ -1024,20 +1024,7 @@ fn hardware_commands_use_the_project_they_run_in() {
             "mut-out",
         ],
     );
-    let (out, err) = text(&m);
-    let row: Vec<&str> = out
-        .lines()
-        .find(|l| l.starts_with("| prim_lfsr |"))
-        .unwrap_or_else(|| panic!("no row:\n{out}{err}"))
-        .split('|')
-        .map(str::trim)
-        .collect();
-    // | block | mutants | stillborn | valid | equivalent | killed | survived |
-    assert_eq!(
-        (row[2], row[6], row[7]),
-        ("1", "1", "0"),
-        "mutant {id} not killed:\n{out}{err}"
-    );
+    let (out, err) = assert_killed_alone(&m, "prim_lfsr", &id);
     assert!(
         proj.join("mut-out/mutate/prim_lfsr-only").is_dir(),
         "{out}{err}"
@@ -1074,11 +1061,17 @@ fn mutate_checks_a_block_whose_state_is_off_its_ports() {
     let m = switchsim(&[
         "mutate", "mmu", "--only", &id, "--cases", "2", "--out", "mut-mmu",
     ]);
-    let (out, err) = text(&m);
-    assert!(m.status.success(), "{out}{err}");
+    assert!(m.status.success(), "{:?}", text(&m));
+    assert_killed_alone(&m, "mmu", &id);
+}
+
+/// The campaign `m` of `block` ran the one mutant `id`, and killed it.
+/// Returns its stdout and stderr.
+fn assert_killed_alone(m: &Output, block: &str, id: &str) -> (String, String) {
+    let (out, err) = text(m);
     let row: Vec<&str> = out
         .lines()
-        .find(|l| l.starts_with("| mmu |"))
+        .find(|l| l.starts_with(&format!("| {block} |")))
         .unwrap_or_else(|| panic!("no row:\n{out}{err}"))
         .split('|')
         .map(str::trim)
@@ -1089,6 +1082,7 @@ fn mutate_checks_a_block_whose_state_is_off_its_ports() {
         ("1", "1", "0"),
         "mutant {id} not killed:\n{out}{err}"
     );
+    (out, err)
 }
 
 /// `synth --check` (part of `make test`): every block elaborates without

@@ -842,10 +842,10 @@ pub fn prebuild(
             },
         )?;
     }
-    // The longest first, so that the last build does not run alone. The
-    // Verilog it reads predicts the compile best, then its ports: ordered
-    // by ports alone, a cold `make run` started the STX switch (44 s, the
-    // longest by far) fourth, behind designs of 3-6 s.
+    // The longest first, so that the last build does not run alone, judged
+    // by the Verilog a design reads, then by its ports: ordered by ports
+    // alone, a cold `make run` started the STX switch (44 s, the longest by
+    // far) fourth, behind designs of 3-6 s.
     ds.sort_by_cached_key(|d| std::cmp::Reverse((d.source_bytes(), d.out_words() + d.in_words())));
     cosim::builder::prebuild(&ds, jobs, cancel)
 }
