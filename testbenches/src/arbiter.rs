@@ -135,26 +135,6 @@ fn pct(r: &mut rng::Rng, pct: u32) -> bool {
     }
 }
 
-/// Sets every input to zero, in place (the derived `clone_from` of the
-/// inputs would allocate every vector anew). The pattern names every field:
-/// a new port does not compile until it is cleared here.
-fn clear(i: &mut ArbiterInputs) {
-    let ArbiterInputs {
-        req_valid_i,
-        req_out_i,
-        spec_valid_i,
-        spec_out_i,
-        spec_seq_i,
-        crd_ret_i,
-    } = i;
-    req_valid_i.fill(false);
-    req_out_i.fill(0);
-    spec_valid_i.fill(false);
-    spec_out_i.fill(0);
-    spec_seq_i.fill(0);
-    crd_ret_i.fill(0);
-}
-
 /// The arbiter's traffic, one cycle at a time.
 ///
 /// Phases of 40 to 359 cycles (200 on average, as the whole-run strategy
@@ -177,6 +157,9 @@ pub struct ArbiterGen {
     seq: Vec<u16>,
     /// Current burst per input: (output, requests left).
     burst: Vec<(usize, u32)>,
+    /// Every input zero: each cycle starts from it (`clone_from` keeps the
+    /// vectors' allocations).
+    zero: ArbiterInputs,
 }
 
 impl ArbiterGen {
@@ -198,6 +181,7 @@ impl ArbiterGen {
             },
             seq: vec![0; p.n],
             burst: vec![(0, 0); p.n],
+            zero: ArbiterInputs::idle(p),
         }
     }
 
@@ -249,7 +233,7 @@ impl Generator<Arbiter> for ArbiterGen {
         if r.below(2000) == 0 {
             return Step::Reset;
         }
-        clear(i);
+        i.clone_from(&self.zero);
         for j in 0..n {
             if pct(r, ph.p_ret) {
                 i.crd_ret_i[j] = r.range(1, ph.ret_max) as u8;

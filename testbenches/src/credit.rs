@@ -350,34 +350,6 @@ fn noise(p: &CreditParams, inp: &mut CreditInputs, r: &mut rng::Rng) {
     }
 }
 
-/// Sets every input to zero, in place (the derived `clone_from` of the
-/// inputs would allocate every vector anew). The pattern names every field:
-/// a new port does not compile until it is cleared here.
-fn clear(i: &mut CreditInputs) {
-    let CreditInputs {
-        cin_valid_i,
-        cin_ing_i,
-        cin_bytes_i,
-        hol_len_i,
-        earr_valid_i,
-        earr_egr_i,
-        earr_bytes_i,
-        edep_bytes_i,
-        ann_bl_i,
-        ann_mt_i,
-    } = i;
-    cin_valid_i.fill(false);
-    cin_ing_i.fill(0);
-    cin_bytes_i.fill(0);
-    hol_len_i.fill(0);
-    earr_valid_i.fill(false);
-    earr_egr_i.fill(0);
-    earr_bytes_i.fill(0);
-    edep_bytes_i.fill(0);
-    ann_bl_i.fill(false);
-    ann_mt_i.fill(false);
-}
-
 /// The loop of a run: credit and data delays of 1 to 4 cycles (1 in 4: 5
 /// to 24), announcement delays of 0, 1 to 3 or 4 to 12 cycles, and a link
 /// rate per egress port (see `link_rate`).
@@ -436,6 +408,9 @@ pub struct CreditGen {
     stall_pm: u32,
     glitch_pm: u32,
     noise_pm: u32,
+    /// Every input zero: each cycle starts from it (`clone_from` keeps the
+    /// vectors' allocations).
+    zero: CreditInputs,
 }
 
 impl CreditGen {
@@ -464,6 +439,7 @@ impl CreditGen {
             stall_pm: 0,
             glitch_pm: 0,
             noise_pm: 0,
+            zero: CreditInputs::zero(p),
         }
     }
 
@@ -535,7 +511,7 @@ impl Generator<Credit> for CreditGen {
             }
             self.occ[e] = m.occupancy(e);
         }
-        clear(i);
+        i.clone_from(&self.zero);
         self.fab.fill(&self.pkts, &self.occ, i);
         if per_mille(r, self.glitch_pm) {
             let v = if self.hot.is_empty() || per_mille(r, 200) {
