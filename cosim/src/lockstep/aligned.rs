@@ -87,6 +87,18 @@ pub(super) fn pass(
         .collect();
     lats.sort_unstable();
     lats.dedup();
+    // The outputs compared at each latency, worked out once: the loop below
+    // runs per RTL clock.
+    let groups: Vec<Group> = lats
+        .iter()
+        .map(|&l| {
+            Group::new(
+                ol,
+                (0..ol.ports.len()).filter(|&j| present[j] && lat[j] == l),
+            )
+        })
+        .collect();
+    let all_present = Group::new(ol, (0..ol.ports.len()).filter(|&j| present[j]));
     let strobe = match &al.compare {
         Compare::Strobe(s) => Some(s.clone()),
         Compare::Latency => None,
@@ -137,6 +149,8 @@ pub(super) fn pass(
     let horizon = max_lat.max(k - 1 + max_state_lat.unwrap_or(0));
     let end = steps * k + horizon.saturating_sub(k - 1);
     let mut pending: VecDeque<Pending> = VecDeque::new();
+    // Entries compared already, their buffers reused: no allocation per step.
+    let mut spare: Vec<Pending> = Vec::new();
     let mut failure: Option<Failure> = None;
     let mut stop_at: Option<u64> = None;
     let mut cur_reset = false;
@@ -154,10 +168,12 @@ pub(super) fn pass(
             stopped = Some(done.saturating_sub(POWER_ON_RESET));
             break;
         }
-        let outstanding = pending
-            .iter()
-            .any(|e| !e.reset && !e.strobed && e.step >= 1 && e.live(c));
-        if c >= end && (strobe.is_none() || !outstanding) {
+        if c >= end
+            && (strobe.is_none()
+                || !pending
+                    .iter()
+                    .any(|e| !e.reset && !e.strobed && e.step >= 1 && e.live(c)))
+        {
             break;
         }
         let s = c / k;
@@ -186,27 +202,34 @@ pub(super) fn pass(
                          wider than its port)"
                     )
                 })?;
-                let mut ms = vec![0u32; rtl_state.len()];
+                let mut e = spare.pop().unwrap_or_else(|| Pending {
+                    step: 0,
+                    reset: false,
+                    inputs: vec![0; in_words.len()],
+                    out: vec![0; exp.len()],
+                    state: vec![0; rtl_state.len()],
+                    cancel: None,
+                    strobed: false,
+                });
                 if !st.is_empty() {
                     side.pack_state(&mut full_state)
                         .map_err(|e| anyhow!("model register {e}"))?;
                     for r in &st {
                         let o = sl.offsets[r.field];
-                        ms[r.off..r.off + r.words].copy_from_slice(&full_state[o..o + r.words]);
+                        e.state[r.off..r.off + r.words]
+                            .copy_from_slice(&full_state[o..o + r.words]);
                     }
                 }
                 if let Some(t) = wave.as_mut() {
                     t.model(reset, cfg_words, &in_words, &exp, &state_before);
                 }
-                pending.push_back(Pending {
-                    step: s,
-                    reset,
-                    inputs: in_words.clone(),
-                    out: exp.clone(),
-                    state: ms,
-                    cancel: None,
-                    strobed: false,
-                });
+                e.step = s;
+                e.reset = reset;
+                e.inputs.copy_from_slice(&in_words);
+                e.out.copy_from_slice(&exp);
+                e.cancel = None;
+                e.strobed = false;
+                pending.push_back(e);
                 cur_reset = reset;
             }
             let ins = rtl.inputs_mut();
@@ -243,24 +266,22 @@ pub(super) fn pass(
                 failure = Some(failure_of(&pending[idx], c, il, Vec::new(), Some(e)));
             }
         } else if strobe.is_none() {
-            for &l in &lats {
+            for (&l, g) in lats.iter().zip(&groups) {
                 if c < l || !(c - l).is_multiple_of(k) {
                     continue;
                 }
                 let Some(idx) = at((c - l) / k) else { continue };
                 let e = &pending[idx];
-                let ports: Vec<usize> = (0..ol.ports.len())
-                    .filter(|&j| present[j] && lat[j] == l)
-                    .collect();
-                for &j in &ports {
-                    let (o, n) = (ol.offsets[j], ol.ports[j].shape.words());
-                    view[o..o + n].copy_from_slice(&e.out[o..o + n]);
+                if traced {
+                    for &(o, n) in &g.ranges {
+                        view[o..o + n].copy_from_slice(&e.out[o..o + n]);
+                    }
                 }
                 let valid = e.step >= 1 && e.live(c) && (!e.reset || (k == 1 && l == 0));
                 if !valid {
                     continue;
                 }
-                let diffs = compare(ol, &ports, &e.out, rtl.outputs());
+                let diffs = compare(ol, g, &e.out, rtl.outputs());
                 if !diffs.is_empty() {
                     differ = true;
                     if found.is_none() {
@@ -281,9 +302,7 @@ pub(super) fn pass(
                         pending[idx].strobed = true;
                         let e = &pending[idx];
                         view.copy_from_slice(&e.out);
-                        let ports: Vec<usize> =
-                            (0..ol.ports.len()).filter(|&j| present[j]).collect();
-                        let diffs = compare(ol, &ports, &e.out, rtl.outputs());
+                        let diffs = compare(ol, &all_present, &e.out, rtl.outputs());
                         if !diffs.is_empty() {
                             differ = true;
                             found = Some((idx, diffs));
@@ -375,7 +394,7 @@ pub(super) fn pass(
             };
             let state_done = max_state_lat.is_none_or(|l| e.step * k + k - 1 + l < c + 1);
             if outputs_done && state_done && pending.len() > 1 {
-                pending.pop_front();
+                spare.extend(pending.pop_front());
             } else {
                 break;
             }
@@ -390,16 +409,39 @@ pub(super) fn pass(
     })
 }
 
-/// The differences of output ports `ports` between `exp` and `act`.
-fn compare(ol: &Layout, ports: &[usize], exp: &[u32], act: &[u32]) -> Vec<Diff> {
-    let differs = ports.iter().any(|&j| ol.slice(exp, j) != ol.slice(act, j));
+/// Output ports compared together (those of one latency): their words in
+/// the packed outputs, neighbours merged into one range.
+struct Group {
+    /// `(offset, words)`, in order, none adjacent to the next.
+    ranges: Vec<(usize, usize)>,
+}
+
+impl Group {
+    fn new(ol: &Layout, ports: impl Iterator<Item = usize>) -> Group {
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        for j in ports {
+            let (o, n) = (ol.offsets[j], ol.ports[j].shape.words());
+            match ranges.last_mut() {
+                Some((lo, ln)) if *lo + *ln == o => *ln += n,
+                _ => ranges.push((o, n)),
+            }
+        }
+        Group { ranges }
+    }
+}
+
+/// The differences of the output ports of `g` between `exp` and `act`.
+fn compare(ol: &Layout, g: &Group, exp: &[u32], act: &[u32]) -> Vec<Diff> {
+    let differs = g
+        .ranges
+        .iter()
+        .any(|&(o, n)| exp[o..o + n] != act[o..o + n]);
     if !differs {
         return Vec::new();
     }
     // The other ports as expected, so that only these are reported.
     let mut masked = exp.to_vec();
-    for &j in ports {
-        let (o, n) = (ol.offsets[j], ol.ports[j].shape.words());
+    for &(o, n) in &g.ranges {
         masked[o..o + n].copy_from_slice(&act[o..o + n]);
     }
     diff_outputs(ol, exp, &masked)
