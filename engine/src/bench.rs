@@ -21,8 +21,11 @@ pub struct Row {
     pub block: &'static str,
     /// Variant label.
     pub variant: String,
-    /// Cycles per run.
+    /// Cycles per run: model steps; the RTL figures (2, 2b, 3, 3b) clock
+    /// the RTL once per step.
     pub cycles: usize,
+    /// RTL clocks per model step in the lockstep (`Alignment::clocks_per_step`).
+    pub clocks_per_step: u32,
     /// 1. The golden model alone (`step_into`, outputs reused).
     pub model: f64,
     /// 1b. The model side of a lockstep cycle: step, plus packing its
@@ -51,9 +54,10 @@ pub struct Row {
 }
 
 impl Row {
-    /// The ideal lockstep rate: `1 / (1/model + 1/rtl)`.
+    /// The ideal lockstep rate in model steps per second: `1 / (1/model +
+    /// K/rtl)`, the RTL clocked `K` times per step.
     pub fn ideal(&self) -> f64 {
-        1.0 / (1.0 / self.model + 1.0 / self.rtl)
+        1.0 / (1.0 / self.model + f64::from(self.clocks_per_step.max(1)) / self.rtl)
     }
 }
 
@@ -354,6 +358,7 @@ pub fn measure<B: Bench>(
         block: B::NAME,
         variant: p.label(),
         cycles,
+        clocks_per_step: B::alignment(p).clocks_per_step.max(1),
         model: n / t_model,
         model_packed: n / t_model_packed,
         rtl: n / t_rtl,
@@ -472,12 +477,14 @@ pub fn markdown(
     writeln!(
         s,
         "Cycles per second, best of the repeats, all in one process on the same pre-generated \
-         stimulus (default configuration, seed 1).\n"
+         stimulus (default configuration, seed 1). The model, lockstep and traced figures count \
+         model steps; the RTL figures (2, 2b, 3, 3b) clock the RTL once per step, so they count \
+         clocks; the ideal lockstep rate clocks it `clocks / step` times per step.\n"
     )
     .unwrap();
     writeln!(
         s,
-        "| block | variant | cycles | 1 model | 1b model + pack + compare + coverage | 2 RTL, bindings | \
+        "| block | variant | cycles | clocks / step | 1 model | 1b model + pack + compare + coverage | 2 RTL, bindings | \
          2b model + RTL interleaved | 3 RTL, C++ harness (shared library) | 3b C++ harness, static \
          | 3 / 3b | 2 / 3 | 4 lockstep | ideal | 4 / ideal | 2b / ideal | 4 / 2b | 5 traced | \
          model / RTL | same outputs |"
@@ -485,16 +492,17 @@ pub fn markdown(
     .unwrap();
     writeln!(
         s,
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"
     )
     .unwrap();
     for r in rows {
         writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {:.2} | {:.2} | {:.2} | {} | {:.1} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {:.2} | {:.2} | {:.2} | {} | {:.1} | {} |",
             r.block,
             r.variant,
             r.cycles,
+            r.clocks_per_step,
             rate(r.model),
             rate(r.model_packed),
             rate(r.rtl),
@@ -645,6 +653,50 @@ pub fn update_file(path: &Path, md: &str) -> Result<()> {
     Ok(())
 }
 
+/// The cells of a Markdown table row, trimmed.
+fn cells(line: &str) -> Vec<&str> {
+    let inner = line.trim().strip_prefix('|').unwrap_or(line);
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    inner.split('|').map(str::trim).collect()
+}
+
+/// The table of `old` whose rows go under `head` (a header of `new`): the
+/// one with the same header, or else the one of the same kind (first
+/// column) with the most columns in common that no table of `new` has as
+/// its header (an older format: a column added since). Returns its
+/// header's line, and for an older format, for each column of `head`, the
+/// old column holding it (`None`: not measured then, shown as `n/a`).
+fn old_table(
+    old: &[&str],
+    new: &[&str],
+    head: &str,
+) -> Option<(usize, Option<Vec<Option<usize>>>)> {
+    let is_head = |k: usize| {
+        old[k].starts_with('|')
+            && old
+                .get(k + 1)
+                .is_some_and(|l| l.starts_with("|--") || l.starts_with("|:-"))
+    };
+    if let Some(h) = (0..old.len()).find(|&k| old[k] == head && is_head(k)) {
+        return Some((h, None));
+    }
+    let want = cells(head);
+    (0..old.len())
+        .filter(|&k| is_head(k) && first_cell(old[k]) == first_cell(head))
+        .filter(|&k| !new.contains(&old[k]))
+        .map(|k| {
+            let have = cells(old[k]);
+            let cols: Vec<Option<usize>> = want
+                .iter()
+                .map(|w| have.iter().position(|h| h == w))
+                .collect();
+            (k, cols)
+        })
+        .filter(|(_, cols)| cols.iter().filter(|c| c.is_some()).count() >= 2)
+        .max_by_key(|(_, cols)| cols.iter().filter(|c| c.is_some()).count())
+        .map(|(k, cols)| (k, Some(cols)))
+}
+
 /// The first cell of a Markdown table row (`| mmu | ...` gives `mmu`).
 fn first_cell(line: &str) -> Option<&str> {
     line.strip_prefix('|')?.split('|').next().map(str::trim)
@@ -688,13 +740,23 @@ pub fn keep_other_rows(old: &str, new: &str) -> String {
             .filter_map(|l| first_cell(l))
             .map(String::from)
             .collect();
-        if let Some(h) = old_lines.iter().position(|l| *l == head) {
+        if let Some((h, cols)) = old_table(&old_lines, &lines, head) {
             body.extend(
                 old_lines[h + 2..]
                     .iter()
                     .take_while(|l| l.starts_with('|'))
                     .filter(|l| first_cell(l).is_some_and(|b| !measured.iter().any(|m| m == b)))
-                    .map(|l| l.to_string()),
+                    .map(|l| match &cols {
+                        None => l.to_string(),
+                        Some(cols) => {
+                            let cells = cells(l);
+                            let row: Vec<&str> = cols
+                                .iter()
+                                .map(|c| c.and_then(|c| cells.get(c).copied()).unwrap_or("n/a"))
+                                .collect();
+                            format!("| {} |", row.join(" | "))
+                        }
+                    }),
             );
         }
         body.sort_by_key(|l| rank(l));
@@ -806,8 +868,21 @@ mod keep_tests {
             keep_other_rows(old, new),
             "y\n| block | v |\n|---|---:|\n| mmu | 1 |\n| pfc | 9 |\n| credit | 3 |\n"
         );
-        // Another header: nothing carried over.
+        // Another header, no column in common but the block: nothing
+        // carried over.
         let new2 = "| block | w |\n|---|---:|\n| pfc | 9 |\n";
         assert_eq!(keep_other_rows(old, new2), new2);
+    }
+
+    #[test]
+    fn rows_of_an_older_header_are_carried_over_column_by_column() {
+        // A column added (k) and one moved: the old rows keep their figures
+        // under the new header, `n/a` where the old run did not measure.
+        let old = "x\n| block | v | w |\n|---|---:|---:|\n| mmu | 1 | 2 |\n| pfc | 3 | 4 |\n";
+        let new = "y\n| block | k | w | v |\n|---|---:|---:|---:|\n| pfc | 2 | 8 | 9 |\n";
+        assert_eq!(
+            keep_other_rows(old, new),
+            "y\n| block | k | w | v |\n|---|---:|---:|---:|\n| mmu | n/a | 2 | 1 |\n| pfc | 2 | 8 | 9 |\n"
+        );
     }
 }

@@ -83,7 +83,8 @@ pub fn bench_block<B: Bench>(
             &tmp,
         )?;
         eprintln!(
-            "{} {}: model {} RTL {} C++ {} lockstep {} (ideal {}) traced {} cycles/s",
+            "{} {}: model {} RTL {} C++ {} (clocks/s) lockstep {} (ideal {} at {} clocks/step) \
+             traced {} steps/s",
             r.block,
             r.variant,
             crate::bench::rate(r.model),
@@ -91,6 +92,7 @@ pub fn bench_block<B: Bench>(
             crate::bench::rate(r.cxx),
             crate::bench::rate(r.lockstep),
             crate::bench::rate(r.ideal()),
+            r.clocks_per_step,
             crate::bench::rate(r.traced)
         );
         // Peak RSS of a co-simulation of this variant, in a fresh process.
