@@ -559,7 +559,7 @@ fn plain(
         let k = n as i64 - POWER_ON_RESET as i64;
         let reset = k < 0 || side.next();
         if traced {
-            side.pack_state(&mut state_words)
+            side.pack_state(&mut state_words, None)
                 .map_err(|e| anyhow!("model register {e}"))?;
         }
         // Drive the RTL and the model with the same inputs.
@@ -578,7 +578,7 @@ fn plain(
         let report = failure.is_none() && compared && !equal;
         if traced || report {
             in_words.copy_from_slice(rtl.inputs());
-            if let Err(e) = side.pack_outputs(&mut exp) {
+            if let Err(e) = side.pack_outputs(&mut exp, None) {
                 return Err(anyhow!(
                     "golden model bug at cycle {k}: output {e} (the model produced a value \
                      wider than its port)"
@@ -715,7 +715,7 @@ fn threaded(
                         let _ = to_rtl.send(Err(format!("stimulus cycle {k}: {e}")));
                         return hits;
                     }
-                    if let Err(e) = side.pack_outputs(exp) {
+                    if let Err(e) = side.pack_outputs(exp, None) {
                         let k = n as i64 - POWER_ON_RESET as i64;
                         let _ = to_rtl.send(Err(format!(
                             "golden model bug at cycle {k}: output {e} (the model produced a \

@@ -45,10 +45,11 @@ pub(crate) trait ModelSide {
     fn step(&mut self, k: u64, ins: &mut [u32], hits: &mut [u64]) -> Result<(), PackError>;
     /// Whether the model's outputs are `act` (without packing them).
     fn outputs_are(&self, act: &[u32]) -> bool;
-    /// Packs the model's outputs into `w`.
-    fn pack_outputs(&self, w: &mut [u32]) -> Result<(), PackError>;
-    /// Packs the model's registers into `w`.
-    fn pack_state(&self, w: &mut [u32]) -> Result<(), PackError>;
+    /// Packs the model's outputs into `w` (those `i` with `keep[i]`, all
+    /// with `None`; the others' words are left as they are).
+    fn pack_outputs(&self, w: &mut [u32], keep: Option<&[bool]>) -> Result<(), PackError>;
+    /// Packs the model's registers into `w`, as [`ModelSide::pack_outputs`].
+    fn pack_state(&self, w: &mut [u32], keep: Option<&[bool]>) -> Result<(), PackError>;
 }
 
 /// Block `B`'s side of a pass over `stim`.
@@ -121,11 +122,11 @@ impl<B: Bench> ModelSide for Side<'_, B> {
     }
 
     #[inline]
-    fn pack_outputs(&self, w: &mut [u32]) -> Result<(), PackError> {
-        self.out.pack(self.p, w)
+    fn pack_outputs(&self, w: &mut [u32], keep: Option<&[bool]>) -> Result<(), PackError> {
+        self.out.pack_where(self.p, w, keep)
     }
 
-    fn pack_state(&self, w: &mut [u32]) -> Result<(), PackError> {
-        self.model.state().pack(self.p, w)
+    fn pack_state(&self, w: &mut [u32], keep: Option<&[bool]>) -> Result<(), PackError> {
+        self.model.state().pack_where(self.p, w, keep)
     }
 }

@@ -220,7 +220,19 @@ pub trait PortGroup: Clone + fmt::Debug + PartialEq {
     /// Packs into `out` (exactly `layout(p).words` long). Fails, naming the
     /// port, if a value does not fit its width or a vector has the wrong
     /// length; nothing is masked silently.
-    fn pack(&self, p: &Self::Params, out: &mut [u32]) -> Result<(), PackError>;
+    fn pack(&self, p: &Self::Params, out: &mut [u32]) -> Result<(), PackError> {
+        self.pack_where(p, out, None)
+    }
+    /// [`PortGroup::pack`] of the ports `i` with `keep[i]` (all with
+    /// `None`); the words of the others are left as they are. The lockstep
+    /// packs only what it compares: the outputs the RTL has, the state it
+    /// reads.
+    fn pack_where(
+        &self,
+        p: &Self::Params,
+        out: &mut [u32],
+        keep: Option<&[bool]>,
+    ) -> Result<(), PackError>;
     /// Unpacks from a buffer produced by [`PortGroup::pack`] or by the RTL.
     fn unpack(p: &Self::Params, words: &[u32]) -> Self;
     /// Whether [`PortGroup::pack`] would succeed and produce exactly
@@ -720,22 +732,27 @@ macro_rules! port_group {
             // (inlined, they were 72 k of `cosim`'s 312 k lines of LLVM IR;
             // a cold release build 211 -> 190 s; lockstep speed within the
             // noise of a side-by-side run, 0.8-1.3 either way).
-            fn pack(&self, $p: &$params, out: &mut [u32])
+            fn pack_where(&self, $p: &$params, out: &mut [u32], keep: Option<&[bool]>)
                 -> Result<(), $crate::port::PackError>
             {
-                let _ = ($p, &out);
+                let _ = ($p, &out, keep);
                 #[allow(unused_mut)]
                 let mut off = 0usize;
+                #[allow(unused_mut)]
+                let mut i = 0usize;
                 $(
                     let s = $crate::port::Shape::from($shape);
-                    $crate::port::PortValue::pack(
-                        &self.$field, s, &mut out[off..off + s.words()],
-                    ).map_err(|what| $crate::port::PackError {
-                        port: stringify!($field), what,
-                    })?;
+                    if keep.is_none_or(|k| k[i]) {
+                        $crate::port::PortValue::pack(
+                            &self.$field, s, &mut out[off..off + s.words()],
+                        ).map_err(|what| $crate::port::PackError {
+                            port: stringify!($field), what,
+                        })?;
+                    }
                     off += s.words();
+                    i += 1;
                 )*
-                let _ = off;
+                let _ = (off, i);
                 Ok(())
             }
 
