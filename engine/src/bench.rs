@@ -21,8 +21,8 @@ pub struct Row {
     pub block: &'static str,
     /// Variant label.
     pub variant: String,
-    /// Cycles per run: model steps; the RTL figures (2, 2b, 3, 3b) clock
-    /// the RTL once per step.
+    /// Cycles per run: model steps, each `clocks_per_step` RTL clocks.
+    /// The RTL figures (2, 3, 3b) count clocks, the others steps.
     pub cycles: usize,
     /// RTL clocks per model step in the lockstep (`Alignment::clocks_per_step`).
     pub clocks_per_step: u32,
@@ -35,7 +35,7 @@ pub struct Row {
     /// 2. The RTL through the project's bindings (set inputs, clock, read outputs).
     pub rtl: f64,
     /// 2b. The model (`step_into`) and the RTL through the bindings,
-    /// interleaved cycle by cycle, nothing compared: what the two cost when
+    /// interleaved step by step (`K` clocks each), nothing compared: what the two cost when
     /// they share one core in turn.
     pub interleaved: f64,
     /// 3. The same RTL in the minimal C++ harness reading the stimulus
@@ -137,15 +137,19 @@ pub(crate) fn time_model_impl<B: Block>(stim: &Stimulus<B>, parts: ModelSide) ->
     Ok(t0.elapsed().as_secs_f64())
 }
 
-/// The packed input vector of every cycle of a stimulus, as the RTL's
+/// The packed input vector of every RTL clock of a stimulus, as the RTL's
 /// bindings and the C++ harness read them: `rst_ni`, the configuration,
-/// the inputs.
+/// the inputs. A model step is `K` clocks (`Alignment::clocks_per_step`),
+/// driven as the lockstep drives them: the step's inputs held, its pulse
+/// inputs in the first clock only, reset held for all `K`.
 pub struct Packed {
-    /// All cycles, one after the other.
+    /// All clocks, one after the other.
     pub words: Vec<u32>,
-    /// Words per cycle.
+    /// Words per clock.
     pub per: usize,
-    /// Offset of the inputs within a cycle.
+    /// Clocks per model step.
+    pub k: usize,
+    /// Offset of the inputs within a clock.
     in_off: usize,
 }
 
@@ -153,33 +157,56 @@ impl Packed {
     /// Packs `stim`.
     pub fn of<B: Block>(stim: &Stimulus<B>) -> Result<Self> {
         let p = &stim.params;
+        let al = B::alignment(p);
+        let k = al.clocks_per_step.max(1) as usize;
         let cfg_words = stim.config.to_words(p).map_err(|e| anyhow!("{e}"))?;
         let il = B::Inputs::layout(p);
+        let pulse: Vec<(usize, usize)> = il
+            .ports
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| al.pulse.iter().any(|n| n == q.name))
+            .map(|(j, q)| (il.offsets[j], q.shape.words()))
+            .collect();
         let per = 1 + cfg_words.len() + il.words;
-        let mut words = Vec::with_capacity(per * stim.cycles.len());
+        let mut words = Vec::with_capacity(per * k * stim.cycles.len());
         let mut w = vec![0u32; il.words];
         for c in &stim.cycles {
-            match c {
+            let run = match c {
                 Cycle::Drive(i) => {
                     i.pack(p, &mut w).map_err(|e| anyhow!("{e}"))?;
-                    words.push(1);
+                    1
                 }
                 Cycle::Reset => {
                     w.fill(0);
-                    words.push(0);
+                    0
                 }
+            };
+            for clock in 0..k {
+                if clock == 1 {
+                    for &(o, n) in &pulse {
+                        w[o..o + n].fill(0);
+                    }
+                }
+                words.push(run);
+                words.extend_from_slice(&cfg_words);
+                words.extend_from_slice(&w);
             }
-            words.extend_from_slice(&cfg_words);
-            words.extend_from_slice(&w);
         }
         Ok(Packed {
             words,
             per,
+            k,
             in_off: 1 + cfg_words.len(),
         })
     }
 
-    /// Every cycle: whether reset is held, and its packed inputs.
+    /// Clocks in all.
+    pub fn clocks(&self) -> usize {
+        self.words.len() / self.per
+    }
+
+    /// Every clock: whether reset is held, and its packed inputs.
     pub fn cycles(&self) -> impl Iterator<Item = (bool, &[u32])> {
         self.words
             .chunks_exact(self.per)
@@ -215,10 +242,10 @@ pub(crate) fn time_rtl_impl<B: Block>(
     let mut o = B::Outputs::zero(p);
     let mut sum = 0u64;
     let t0 = Instant::now();
-    for (c, (reset, inputs)) in stim.cycles.iter().zip(packed.cycles()) {
+    for (n, (reset, inputs)) in packed.cycles().enumerate() {
         rtl.inputs_mut().copy_from_slice(inputs);
-        if with_model {
-            match c {
+        if with_model && n % packed.k == 0 {
+            match &stim.cycles[n / packed.k] {
                 Cycle::Drive(i) => m.step_into(black_box(i), &mut o),
                 Cycle::Reset => m = B::new(p, cfg),
             }
@@ -245,6 +272,7 @@ pub fn measure<B: Bench>(
 ) -> Result<Row> {
     let cfg = B::default_config(p);
     let stim: Stimulus<B> = testbenches::generate::<B>(p, 1, cycles, Some(&cfg));
+    // Model steps, and the RTL clocks they take (`K` per step).
     let n = stim.cycles.len() as f64;
 
     // 1. Model alone, through its fastest interface (outputs reused); 1b.
@@ -254,6 +282,7 @@ pub fn measure<B: Bench>(
 
     // 2. RTL through the bindings; 2b. interleaved with the model.
     let packed = Packed::of(&stim)?;
+    let clocks = packed.clocks() as f64;
     let mut rtl_sum = 0;
     let mut f_rtl = || {
         let (t, sum) = time_rtl(&stim, &packed, false)?;
@@ -272,7 +301,7 @@ pub fn measure<B: Bench>(
     let mut cxx_sum = 0;
     let mut f_cxx = || {
         let h = vt.harness(&file)?;
-        if h.cycles as usize != stim.cycles.len() {
+        if h.cycles as usize != packed.clocks() {
             bail!("the C++ harness read {} cycles", h.cycles);
         }
         cxx_sum = h.checksum;
@@ -293,7 +322,7 @@ pub fn measure<B: Bench>(
             bail!("the static C++ harness failed: {text}");
         }
         let (secs, n, sum): (f64, usize, u64) = (f[0].parse()?, f[1].parse()?, f[2].parse()?);
-        if n != stim.cycles.len() {
+        if n != packed.clocks() {
             bail!("the static C++ harness read {n} cycles");
         }
         static_sum = sum;
@@ -361,10 +390,10 @@ pub fn measure<B: Bench>(
         clocks_per_step: B::alignment(p).clocks_per_step.max(1),
         model: n / t_model,
         model_packed: n / t_model_packed,
-        rtl: n / t_rtl,
+        rtl: clocks / t_rtl,
         interleaved: n / t_inter,
-        cxx: n / t_cxx,
-        cxx_static: n / t_static,
+        cxx: clocks / t_cxx,
+        cxx_static: clocks / t_static,
         lockstep: n / t_lock,
         traced: head.cycles.len() as f64 / t_traced,
         same_outputs: rtl_sum == cxx_sum && cxx_sum == static_sum,
@@ -477,9 +506,10 @@ pub fn markdown(
     writeln!(
         s,
         "Cycles per second, best of the repeats, all in one process on the same pre-generated \
-         stimulus (default configuration, seed 1). The model, lockstep and traced figures count \
-         model steps; the RTL figures (2, 2b, 3, 3b) clock the RTL once per step, so they count \
-         clocks; the ideal lockstep rate clocks it `clocks / step` times per step.\n"
+         stimulus (default configuration, seed 1). A model step is `clocks / step` RTL clocks, \
+         driven as the lockstep drives them; the RTL figures (2, 3, 3b) count clocks, the \
+         others (and `model / RTL`'s model) model steps; the ideal lockstep rate is `1 / (1/model \
+         + clocks per step / RTL)`.\n"
     )
     .unwrap();
     writeln!(
