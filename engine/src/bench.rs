@@ -853,6 +853,42 @@ pub fn keep_other_rows(old: &str, new: &str) -> String {
 }
 
 #[cfg(test)]
+mod drive_tests {
+    use super::{time_rtl, Packed};
+    use model::arbiter::Arbiter;
+    use model::stim::Cycle;
+    use model::Block;
+
+    /// The RTL figures drive a model step as the lockstep does: `K` clocks
+    /// with the step's inputs held (reset held for all `K`). The arbiter
+    /// (a slot of 8 clocks) asserts `GntImpliesReq_A` when its inputs
+    /// change every clock, as they did with one clock per step.
+    #[test]
+    fn a_step_of_k_clocks_is_driven_as_the_lockstep_drives_it() {
+        let p = Arbiter::variants()
+            .into_iter()
+            .find(|p| Arbiter::alignment(p).clocks_per_step == 8)
+            .expect("an arbiter variant of 8 clocks per slot");
+        let stim = testbenches::generate::<Arbiter>(&p, 1, 300, None);
+        let packed = Packed::of(&stim).unwrap();
+        assert_eq!(packed.k, 8);
+        assert_eq!(packed.clocks(), 8 * stim.cycles.len());
+        let clocks: Vec<(bool, &[u32])> = packed.cycles().collect();
+        for (s, c) in stim.cycles.iter().enumerate() {
+            let step = &clocks[8 * s..8 * s + 8];
+            assert!(
+                step.iter().all(|x| x == &step[0]),
+                "step {s}: inputs not held"
+            );
+            assert_eq!(step[0].0, matches!(c, Cycle::Reset), "step {s}: reset");
+        }
+        let (_, sum) = time_rtl(&stim, &packed, false).unwrap();
+        assert_ne!(sum, 0);
+        time_rtl(&stim, &packed, true).unwrap();
+    }
+}
+
+#[cfg(test)]
 mod keep_tests {
     use super::{keep_header, keep_other_rows, provenance};
 
