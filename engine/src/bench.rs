@@ -161,13 +161,7 @@ impl Packed {
         let k = al.clocks_per_step.max(1) as usize;
         let cfg_words = stim.config.to_words(p).map_err(|e| anyhow!("{e}"))?;
         let il = B::Inputs::layout(p);
-        let pulse: Vec<(usize, usize)> = il
-            .ports
-            .iter()
-            .enumerate()
-            .filter(|(_, q)| al.pulse.iter().any(|n| n == q.name))
-            .map(|(j, q)| (il.offsets[j], q.shape.words()))
-            .collect();
+        let pulse = al.pulse_words(&il);
         let per = 1 + cfg_words.len() + il.words;
         let mut words = Vec::with_capacity(per * k * stim.cycles.len());
         let mut w = vec![0u32; il.words];

@@ -99,6 +99,17 @@ impl Alignment {
         self
     }
 
+    /// The pulse inputs' words in the packed inputs of layout `il`:
+    /// `(offset, words)` of each, zeroed after a step's first clock.
+    pub fn pulse_words(&self, il: &crate::port::Layout) -> Vec<(usize, usize)> {
+        il.ports
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| self.pulse.iter().any(|n| n == q.name))
+            .map(|(j, q)| (il.offsets[j], q.shape.words()))
+            .collect()
+    }
+
     /// The latency of output `name`.
     pub fn latency_of(&self, name: &str) -> u32 {
         self.port_latency

@@ -109,13 +109,7 @@ pub(super) fn pass(
         lats.last().copied().unwrap_or(0)
     };
     // Pulse inputs: their words, zeroed after a step's first clock.
-    let pulse: Vec<(usize, usize)> = il
-        .ports
-        .iter()
-        .enumerate()
-        .filter(|(_, q)| al.pulse.iter().any(|n| n == q.name))
-        .map(|(j, q)| (il.offsets[j], q.shape.words()))
-        .collect();
+    let pulse = al.pulse_words(il);
     // State read through the design's signals.
     let mut st: Vec<StateRead> = Vec::new();
     let mut off = 0;
