@@ -381,7 +381,7 @@ pub fn measure<B: Bench>(
         block: B::NAME,
         variant: p.label(),
         cycles,
-        clocks_per_step: B::alignment(p).clocks_per_step.max(1),
+        clocks_per_step: packed.k as u32,
         model: n / t_model,
         model_packed: n / t_model_packed,
         rtl: clocks / t_rtl,
@@ -677,6 +677,15 @@ pub fn update_file(path: &Path, md: &str) -> Result<()> {
     Ok(())
 }
 
+/// Whether line `k` of `ls` is a Markdown table's header (the rule line
+/// follows it).
+fn is_head(ls: &[&str], k: usize) -> bool {
+    ls[k].starts_with('|')
+        && ls
+            .get(k + 1)
+            .is_some_and(|l| l.starts_with("|--") || l.starts_with("|:-"))
+}
+
 /// The cells of a Markdown table row, trimmed.
 fn cells(line: &str) -> Vec<&str> {
     let inner = line.trim().strip_prefix('|').unwrap_or(line);
@@ -695,18 +704,12 @@ fn old_table(
     new: &[&str],
     head: &str,
 ) -> Option<(usize, Option<Vec<Option<usize>>>)> {
-    let is_head = |k: usize| {
-        old[k].starts_with('|')
-            && old
-                .get(k + 1)
-                .is_some_and(|l| l.starts_with("|--") || l.starts_with("|:-"))
-    };
-    if let Some(h) = (0..old.len()).find(|&k| old[k] == head && is_head(k)) {
+    if let Some(h) = (0..old.len()).find(|&k| old[k] == head && is_head(old, k)) {
         return Some((h, None));
     }
     let want = cells(head);
     (0..old.len())
-        .filter(|&k| is_head(k) && first_cell(old[k]) == first_cell(head))
+        .filter(|&k| is_head(old, k) && first_cell(old[k]) == first_cell(head))
         .filter(|&k| !new.contains(&old[k]))
         .map(|k| {
             let have = cells(old[k]);
@@ -714,11 +717,12 @@ fn old_table(
                 .iter()
                 .map(|w| have.iter().position(|h| h == w))
                 .collect();
-            (k, cols)
+            let common = cols.iter().filter(|c| c.is_some()).count();
+            (k, cols, common)
         })
-        .filter(|(_, cols)| cols.iter().filter(|c| c.is_some()).count() >= 2)
-        .max_by_key(|(_, cols)| cols.iter().filter(|c| c.is_some()).count())
-        .map(|(k, cols)| (k, Some(cols)))
+        .filter(|&(_, _, common)| common >= 2)
+        .max_by_key(|&(_, _, common)| common)
+        .map(|(k, cols, _)| (k, Some(cols)))
 }
 
 /// The first cell of a Markdown table row (`| mmu | ...` gives `mmu`).
@@ -743,11 +747,7 @@ pub fn keep_other_rows(old: &str, new: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut k = 0;
     while k < lines.len() {
-        let is_table = lines[k].starts_with('|')
-            && lines
-                .get(k + 1)
-                .is_some_and(|l| l.starts_with("|--") || l.starts_with("|:-"));
-        if !is_table {
+        if !is_head(&lines, k) {
             out.push(lines[k].to_string());
             k += 1;
             continue;
@@ -792,14 +792,8 @@ pub fn keep_other_rows(old: &str, new: &str) -> String {
     // Tables of `old` of a kind `new` does not have (another first column:
     // the build times, which only a whole `make bench` measures) are kept
     // too, each with the paragraph just above and just below it. A table of
-    // the same kind under another header (a column added) is not: its rows
-    // are of the old format.
-    let is_head = |ls: &[&str], k: usize| {
-        ls[k].starts_with('|')
-            && ls
-                .get(k + 1)
-                .is_some_and(|l| l.starts_with("|--") || l.starts_with("|:-"))
-    };
+    // the same kind under another header (a column added) is not kept apart:
+    // its rows went into the new table above, column by column.
     let new_kinds: Vec<Option<&str>> = (0..lines.len())
         .filter(|&k| is_head(&lines, k))
         .map(|k| first_cell(lines[k]))

@@ -83,8 +83,8 @@ pub fn bench_block<B: Bench>(
             &tmp,
         )?;
         eprintln!(
-            "{} {}: model {} RTL {} C++ {} (clocks/s) lockstep {} (ideal {} at {} clocks/step) \
-             traced {} steps/s",
+            "{} {}: model {} steps/s, RTL {} C++ {} clocks/s, lockstep {} steps/s (ideal {} at {} \
+             clocks/step), traced {} steps/s",
             r.block,
             r.variant,
             crate::bench::rate(r.model),
