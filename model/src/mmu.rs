@@ -561,6 +561,15 @@ impl Block for Mmu {
         ]
     }
 
+    /// The seed's card: 32 ports x 8 priorities (256 queues), 4 pipelines.
+    fn scale() -> Vec<MmuParams> {
+        vec![MmuParams {
+            ports: 32,
+            cw: 16,
+            npipe: 4,
+        }]
+    }
+
     /// One clock per step, every output in its step's clock; the per-queue
     /// counters are not on the RTL's ports (`q_*_o` are the model's views of
     /// them, optional): they are compared every step through state paths,
