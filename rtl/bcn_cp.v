@@ -127,7 +127,7 @@ module bcn_cp #(
   assign cfg_err_o = cfg_cp_sa_i[40] || (cfg_pm_i > 11'd1024) || qeq_hi;
 
   // ---------------------------------------------------------------------------
-  // Registers (the depths, the LFSR and the counters are primitives below)
+  // Registers (the depths and the counters are further below, the LFSR a primitive)
   // ---------------------------------------------------------------------------
   reg [NQ*QW-1:0] qold_q, qold_d;
   reg [31:0]      ts_q;
@@ -191,38 +191,122 @@ module bcn_cp #(
   wire             arr_in = arr_valid_i && ({29'd0, arr_queue_i} < NQ);
   wire             dep_in = dep_valid_i && ({29'd0, dep_queue_i} < NQ);
 
-  // The values of the arrival's and the departure's queue (queue 0's until
-  // the index matches; an index >= NQ is not used: arr_in / dep_in gate it).
-  reg [QW-1:0] q_a, q_dq, qeq_a, qold_a;
+  // The values of the arrival's and the departure's queue: a multiplexer
+  // tree over the queues, 0 for an index >= NQ (not used: arr_in / dep_in
+  // gate it).
+  reg [8*QW-1:0] q_pad, qeq_pad, qold_pad;
   always @(*) begin
-    q_a    = q_all[0 +: QW];
-    q_dq   = q_all[0 +: QW];
-    qeq_a  = cfg_qeq_i[0 +: QW];
-    qold_a = qold_q[0 +: QW];
-    for (k = 0; k < NQ; k = k + 1) begin
-      if ({29'd0, arr_queue_i} == k) begin
-        q_a    = q_all[QW*k +: QW];
-        qeq_a  = cfg_qeq_i[QW*k +: QW];
-        qold_a = qold_q[QW*k +: QW];
-      end
-      if ({29'd0, dep_queue_i} == k) q_dq = q_all[QW*k +: QW];
-    end
+    q_pad    = {8*QW{1'b0}};
+    qeq_pad  = {8*QW{1'b0}};
+    qold_pad = {8*QW{1'b0}};
+    q_pad[NQ*QW-1:0]    = q_all;
+    qeq_pad[NQ*QW-1:0]  = cfg_qeq_i;
+    qold_pad[NQ*QW-1:0] = qold_q;
   end
+  wire [QW-1:0] q_a    = q_pad[arr_queue_i*QW +: QW];
+  wire [QW-1:0] qeq_a  = qeq_pad[arr_queue_i*QW +: QW];
+  wire [QW-1:0] qold_a = qold_pad[arr_queue_i*QW +: QW];
+  wire [QW-1:0] q_dq   = q_pad[dep_queue_i*QW +: QW];
 
-  wire [QW-1:0] dep_len = {{(QW-LW){1'b0}}, dep_len_i};
-  wire [QW-1:0] arr_len = {{(QW-LW){1'b0}}, arr_len_i};
-  wire          dep_over = dep_len > q_dq;
-  wire [QW-1:0] rel = !dep_in ? {QW{1'b0}} : dep_over ? q_dq : dep_len;
-  wire          same = dep_queue_i == arr_queue_i;
-  wire [QW-1:0] q1_a = q_a - (same ? rel : {QW{1'b0}});
-  wire [TW-1:0] tot1 = tot_q - {3'd0, rel};
-  wire [QW:0]   need_q = {1'b0, q1_a} + {1'b0, arr_len};
-  wire [TW:0]   need_b = {1'b0, tot1} + {4'd0, arr_len};
-  wire          fits_q = need_q <= {1'b0, cfg_qmax_i};
-  wire          fits_b = need_b <= {1'b0, cfg_buf_i};
-  wire          admit  = arr_in && fits_q && fits_b;
+  // The release is none (no departure), the departure's whole queue (its
+  // length over the depth) or its length; the arrival's queue sees it when
+  // it is the same queue. Every sum the admission reads is formed at once
+  // for the three cases (a 3:2 compressor, two for four operands, and one
+  // prefix adder, prim_add3), and the case then selects: no carry chain
+  // runs after another. Each sum is taken in FW bits, whose top bit is the
+  // sign: every one lies in (-2^(TW+1), 2^(TW+1)).
+  localparam integer FW = TW + 2;
+  wire [FW-1:0] x_qa = {{(FW-QW){1'b0}}, q_a};
+  wire [FW-1:0] x_qd = {{(FW-QW){1'b0}}, q_dq};
+  wire [FW-1:0] x_t  = {2'b00, tot_q};
+  wire [FW-1:0] x_al = {{(FW-LW){1'b0}}, arr_len_i};
+  wire [FW-1:0] x_dl = {{(FW-LW){1'b0}}, dep_len_i};
+  wire [FW-1:0] x_qm = {{(FW-QW){1'b0}}, cfg_qmax_i};
+  wire [FW-1:0] x_bf = {2'b00, cfg_buf_i};
+  wire [FW-1:0] z    = {FW{1'b0}};
+
+  // a + b + c = s + (c2 << 1): the first compressor of a four-operand sum,
+  // whose carry vector's free bit 0 takes one of its two +1s.
+  function automatic [2*FW-1:0] csa(input [FW-1:0] a, input [FW-1:0] b, input [FW-1:0] c);
+    reg [FW-2:0] m;   // the carries out of bits 0..FW-2 (the top one is beyond 2^FW)
+    begin
+      m   = (a[FW-2:0] & b[FW-2:0]) | (a[FW-2:0] & c[FW-2:0]) | (b[FW-2:0] & c[FW-2:0]);
+      csa = {m, 1'b1, a ^ b ^ c};
+    end
+  endfunction
+  wire [2*FW-1:0] c_fq2 = csa(x_qm, ~x_qa, ~x_al);
+  wire [2*FW-1:0] c_fb  = csa(x_bf, ~x_t, ~x_al);
+
+  // name: value (each a prim_add3 below)
+  //   dq:  q_dq - dep_len          (its sign: the release is the whole queue)
+  //   nq0: q_a + arr_len           nq2: q_a + arr_len - dep_len
+  //   fq0: qmax - q_a - arr_len    fq1: qmax - arr_len
+  //   fq2: qmax - q_a - arr_len + dep_len
+  //   t1:  tot - q_dq              t2:  tot - dep_len
+  //   nb0: tot + arr_len           nb1: tot - q_dq + arr_len
+  //   nb2: tot - dep_len + arr_len
+  //   fb0: buf - tot - arr_len     fb1: buf - tot - arr_len + q_dq
+  //   fb2: buf - tot - arr_len + dep_len
+  localparam integer NS = 14;
+  wire [NS*FW-1:0] add_a = {c_fb[FW-1:0],  c_fb[FW-1:0],  x_bf,  x_t,  x_t,  x_t,  x_t,  x_t,
+                            c_fq2[FW-1:0], x_qm,  x_qm,  x_qa, x_qa, x_qd};
+  wire [NS*FW-1:0] add_b = {c_fb[2*FW-1:FW], c_fb[2*FW-1:FW], ~x_t, ~x_dl, ~x_qd, x_al, ~x_dl,
+                            ~x_qd, c_fq2[2*FW-1:FW], ~x_al, ~x_qa, x_al, x_al, ~x_dl};
+  wire [NS*FW-1:0] add_c = {x_dl, x_qd, ~x_al, x_al, x_al, z, z, z, x_dl, z, ~x_al, ~x_dl, z, z};
+  wire [2*NS-1:0]  add_k = {2'b01, 2'b01, 2'b11, 2'b01, 2'b01, 2'b00, 2'b01, 2'b01,
+                            2'b01, 2'b01, 2'b11, 2'b01, 2'b00, 2'b01};
+  wire [NS*FW-1:0] sums;
+  genvar ga;
+  generate
+    for (ga = 0; ga < NS; ga = ga + 1) begin : gen_add
+      prim_add3 #(.W(FW)) u_add (
+        .a_i   (add_a[ga*FW +: FW]),
+        .b_i   (add_b[ga*FW +: FW]),
+        .c_i   (add_c[ga*FW +: FW]),
+        .k_i   (add_k[2*ga +: 2]),
+        .sum_o (sums[ga*FW +: FW])
+      );
+    end
+  endgenerate
+  wire [FW-1:0] s_dq  = sums[0*FW +: FW];
+  wire [FW-1:0] s_nq0 = sums[1*FW +: FW];
+  wire [FW-1:0] s_nq2 = sums[2*FW +: FW];
+  wire [FW-1:0] s_fq0 = sums[3*FW +: FW];
+  wire [FW-1:0] s_fq1 = sums[4*FW +: FW];
+  wire [FW-1:0] s_fq2 = sums[5*FW +: FW];
+  wire [FW-1:0] s_t1  = sums[6*FW +: FW];
+  wire [FW-1:0] s_t2  = sums[7*FW +: FW];
+  wire [FW-1:0] s_nb0 = sums[8*FW +: FW];
+  wire [FW-1:0] s_nb1 = sums[9*FW +: FW];
+  wire [FW-1:0] s_nb2 = sums[10*FW +: FW];
+  wire [FW-1:0] s_fb0 = sums[11*FW +: FW];
+  wire [FW-1:0] s_fb1 = sums[12*FW +: FW];
+  wire [FW-1:0] s_fb2 = sums[13*FW +: FW];
+
+  // The bits above those read (in range, copies of the sign).
+  wire          unused_sums = ^{s_nq0[FW-1:QW], s_nq2[FW-1:QW], s_t1[FW-1:TW], s_t2[FW-1:TW],
+                                s_nb0[FW-1:TW], s_nb1[FW-1:TW], s_nb2[FW-1:TW]};
+
+  wire          dep_over = s_dq[FW-1];
+  wire          same     = dep_queue_i == arr_queue_i;
+  wire          sq       = dep_in && same;
+  // The cases: 0 no release, 1 the whole queue, 2 the departure's length.
+  wire          q_whole  = sq && dep_over;
+  wire          q_part   = sq && !dep_over;
+  wire          t_whole  = dep_in && dep_over;
+  wire          t_part   = dep_in && !dep_over;
+  wire          fits_q   = q_whole ? !s_fq1[FW-1] : q_part ? !s_fq2[FW-1] : !s_fq0[FW-1];
+  wire          fits_b   = t_whole ? !s_fb1[FW-1] : t_part ? !s_fb2[FW-1] : !s_fb0[FW-1];
+  wire          admit    = arr_in && fits_q && fits_b;
+  // The arrival queue after the release, and with the frame; the total
+  // likewise; the departure's queue after the release.
+  wire [QW-1:0] q1_a   = q_whole ? {QW{1'b0}} : q_part ? s_dq[QW-1:0] : q_a;
+  wire [QW-1:0] need_q = q_whole ? {{(QW-LW){1'b0}}, arr_len_i} : q_part ? s_nq2[QW-1:0] : s_nq0[QW-1:0];
+  wire [TW-1:0] tot1   = t_whole ? s_t1[TW-1:0] : t_part ? s_t2[TW-1:0] : tot_q;
+  wire [TW-1:0] need_b = t_whole ? s_nb1[TW-1:0] : t_part ? s_nb2[TW-1:0] : s_nb0[TW-1:0];
+  wire [QW-1:0] q1_d   = dep_over ? {QW{1'b0}} : s_dq[QW-1:0];
   // The arrival queue's depth at the end of the cycle.
-  wire [QW-1:0] qn     = admit ? need_q[QW-1:0] : q1_a;
+  wire [QW-1:0] qn     = admit ? need_q : q1_a;
 
   assign arr_drop_o  = arr_in && !admit;
   // A departing tag is stripped only when it names this point.
@@ -240,10 +324,10 @@ module bcn_cp #(
   always @(*) begin
     q_d = q_q;
     for (k = 0; k < NQ; k = k + 1) begin
-      if (dep_in && {29'd0, dep_queue_i} == k) q_d[QW*k +: QW] = q_dq - rel;
-      if (admit && {29'd0, arr_queue_i} == k)  q_d[QW*k +: QW] = need_q[QW-1:0];
+      if (dep_in && {29'd0, dep_queue_i} == k) q_d[QW*k +: QW] = q1_d;
+      if (admit && {29'd0, arr_queue_i} == k)  q_d[QW*k +: QW] = need_q;
     end
-    tot_d = admit ? need_b[TW-1:0] : tot1;
+    tot_d = admit ? need_b : tot1;
   end
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -293,9 +377,25 @@ module bcn_cp #(
     else                                                   sat16 = 16'h7FFF;
   endfunction
 
-  // Stage 1: the two differences in feedback units.
-  wire signed [31:0] qoff_x = $signed({{(32-QW){1'b0}}, s1_qeq_q}) - $signed({{(32-QW){1'b0}}, s1_qn_q});
-  wire signed [31:0] qdel_x = $signed({{(32-QW){1'b0}}, s1_qn_q}) - $signed({{(32-QW){1'b0}}, s1_qold_q});
+  // Stage 1: the two differences in feedback units, each a prefix adder
+  // of QW + 1 bits (the differences of two depths), sign-extended.
+  wire [QW:0] qoff_d, qdel_d;
+  prim_add3 #(.W(QW + 1)) u_qoff (
+    .a_i   ({1'b0, s1_qeq_q}),
+    .b_i   (~{1'b0, s1_qn_q}),
+    .c_i   ({(QW + 1){1'b0}}),
+    .k_i   (2'b01),
+    .sum_o (qoff_d)
+  );
+  prim_add3 #(.W(QW + 1)) u_qdel (
+    .a_i   ({1'b0, s1_qn_q}),
+    .b_i   (~{1'b0, s1_qold_q}),
+    .c_i   ({(QW + 1){1'b0}}),
+    .k_i   (2'b01),
+    .sum_o (qdel_d)
+  );
+  wire signed [31:0] qoff_x = $signed({{(31-QW){qoff_d[QW]}}, qoff_d});
+  wire signed [31:0] qdel_x = $signed({{(31-QW){qdel_d[QW]}}, qdel_d});
   // Stage 2: the multiply (5 unsigned by 16 signed bits: 21 bits, exact).
   wire signed [WW-1:0] wq = $signed({16'd0, cfg_w_i}) * $signed({{5{s2_qdelta_q[15]}}, s2_qdelta_q});
 
@@ -323,8 +423,17 @@ module bcn_cp #(
   wire [47:0] p_da, p_sa;
   assign {p_etype, p_rlt_cpid, p_rlt_id, p_rlt, p_own, p_queue, p_prio, p_da, p_sa} = s3_pay_q;
 
-  wire signed [31:0] fb_x = $signed({{16{s3_qoff_q[15]}}, s3_qoff_q})
-                          - $signed({{(32-WW+2){s3_wq_q[WW-1]}}, s3_wq_q[WW-1:2]});
+  // Qoff - (wq >>> 2): a prefix adder of WW bits (a 16-bit and a 19-bit
+  // signed operand), sign-extended.
+  wire [WW-1:0] fb_d;
+  prim_add3 #(.W(WW)) u_fb (
+    .a_i   ({{(WW-16){s3_qoff_q[15]}}, s3_qoff_q}),
+    .b_i   (~{{2{s3_wq_q[WW-1]}}, s3_wq_q[WW-1:2]}),
+    .c_i   ({WW{1'b0}}),
+    .k_i   (2'b01),
+    .sum_o (fb_d)
+  );
+  wire signed [31:0] fb_x = $signed({{(32-WW){fb_d[WW-1]}}, fb_d});
   wire [15:0]        fb   = sat16(fb_x);
   wire [15:0]        cpid = {cfg_cpid_i, p_queue};
   wire               samp = s3_valid_q;
@@ -449,28 +558,26 @@ module bcn_cp #(
   // ---------------------------------------------------------------------------
   // Event counters
   // ---------------------------------------------------------------------------
-  genvar g;
+  // Five saturating counters. The increment is formed from the register
+  // alone and the event only selects it, so the event's logic (the
+  // admission's, for the drops) and the carry chain are side by side.
   wire [4:0]    ev = {dep_strip_o, arr_drop_o, msg_drop, msg, samp};
-  wire [5*CW-1:0] cnt;
-  wire [4:0]    unused_cnt_sat;
-  generate
-    for (g = 0; g < 5; g = g + 1) begin : gen_cnt
-      prim_sat_cnt #(.W(CW)) u_cnt (
-        .clk_i   (clk_i),
-        .rst_ni  (rst_ni),
-        .clr_i   (1'b0),
-        .inc_i   ({{(CW-1){1'b0}}, ev[g]}),
-        .dec_i   ({CW{1'b0}}),
-        .count_o (cnt[CW*g +: CW]),
-        .sat_o   (unused_cnt_sat[g])
-      );
+  reg [5*CW-1:0] cnt_q, cnt_d;
+  always @(*) begin
+    for (k = 0; k < 5; k = k + 1) begin
+      cnt_d[CW*k +: CW] = (ev[k] && cnt_q[CW*k +: CW] != {CW{1'b1}})
+                        ? cnt_q[CW*k +: CW] + {{(CW-1){1'b0}}, 1'b1} : cnt_q[CW*k +: CW];
     end
-  endgenerate
-  assign samples_o   = cnt[0 +: CW];
-  assign msgs_o      = cnt[CW +: CW];
-  assign msg_drops_o = cnt[2*CW +: CW];
-  assign drops_o     = cnt[3*CW +: CW];
-  assign strips_o    = cnt[4*CW +: CW];
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) cnt_q <= {5*CW{1'b0}};
+    else         cnt_q <= cnt_d;
+  end
+  assign samples_o   = cnt_q[0 +: CW];
+  assign msgs_o      = cnt_q[CW +: CW];
+  assign msg_drops_o = cnt_q[2*CW +: CW];
+  assign drops_o     = cnt_q[3*CW +: CW];
+  assign strips_o    = cnt_q[4*CW +: CW];
 
   wire [5:0] unused_lfsr = lfsr[15:10];
 

@@ -642,6 +642,15 @@ pub fn keep_header(old: &str, merged: &str) -> String {
 const BEGIN: &str = "<!-- generated:begin (by switchsim; edit outside these markers) -->";
 const END: &str = "<!-- generated:end -->";
 
+/// The generated section of `text` (between the markers [`update_file`]
+/// writes), or all of it when it has none.
+pub fn generated_part(text: &str) -> &str {
+    match (text.find(BEGIN), text.find(END)) {
+        (Some(a), Some(b)) if a < b => &text[a + BEGIN.len()..b],
+        _ => text,
+    }
+}
+
 /// Replaces the generated section `name` of `path` (between its own
 /// markers) with `md`, keeping everything else; creates the file or the
 /// section if needed.
