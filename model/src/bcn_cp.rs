@@ -919,24 +919,28 @@ impl Block for BcnCp {
         }
         o.arr_drop_o = arr_in && !admit;
         let inc = if admit { len } else { 0 };
-        // The depths: prim_sat_cnt twins, the release and the admission netted.
+        // The depths' next values: the release and the admission netted
+        // (they never leave [0, cfg_qmax_i] and [0, cfg_buf_i]).
         let qmax = p.qmax();
-        for k in 0..nq {
+        // (Arrays of the largest NQ: no allocation per step.)
+        let mut q_d = [0u32; 8];
+        q_d[..nq].copy_from_slice(&s.q_q);
+        for (k, q) in q_d.iter_mut().enumerate().take(nq) {
             let (ik, dk) = (
                 if admit && k == aq { inc } else { 0 },
                 if dep_in && k == dq { rel } else { 0 },
             );
             if ik != 0 || dk != 0 {
                 let (v, sat) = SatCnt {
-                    count: s.q_q[k] as u64,
+                    count: *q as u64,
                     max: qmax,
                 }
                 .next(false, ik, dk);
                 debug_assert!(!sat);
-                s.q_q[k] = v as u32;
+                *q = v as u32;
             }
         }
-        s.tot_q = SatCnt {
+        let tot_d = SatCnt {
             count: s.tot_q as u64,
             max: mask(p.tw()),
         }
@@ -960,14 +964,14 @@ impl Block for BcnCp {
         }
         let mut lf = Lfsr::new(s.lfsr_q as u64, LFSR_TAPS, LFSR_STEPS);
         lf.clock(i.arr_valid_i);
-        s.lfsr_q = lf.state as u16;
+        let lfsr_d = lf.state as u16;
 
         // 4. Feedback, in three stages (docs/bcn_cp.md, "Pipeline and
         //    latency"): every stage's next value from the registers at the
         //    start of the cycle (`_q`) and this cycle's inputs.
         let pq = &self.pipe;
-        // Stage 0: the sample's depth at the end of the cycle; Qold is
-        // written here, where it is read.
+        // Stage 0: the sample's depth at the end of the cycle (`qn`, its
+        // queue's next depth); Qold is written here, where it is read.
         let cpid_of = |q: u8| (c.cfg_cpid_i.value() << QIW) | q as u16;
         let mut s1_d = Pipe {
             s1_valid_q: sample,
@@ -979,7 +983,7 @@ impl Block for BcnCp {
                 hit(Bin::SampleDropped);
             }
             let own = i.arr_rlt_i && i.arr_rlt_cpid_i == cpid_of(aq as u8);
-            s1_d.s1_qn_q = s.q_q[aq];
+            s1_d.s1_qn_q = q_d[aq];
             s1_d.s1_qeq_q = c.cfg_qeq_i[aq];
             s1_d.s1_qold_q = s.qold_q[aq];
             s1_d.s1_pay_q = Pay {
@@ -993,7 +997,11 @@ impl Block for BcnCp {
                 rlt_cpid: i.arr_rlt_cpid_i,
                 etype: i.arr_etype_i,
             };
-            s.qold_q[aq] = s.q_q[aq];
+        }
+        let mut qold_d = [0u32; 8];
+        qold_d[..nq].copy_from_slice(&s.qold_q);
+        if sample {
+            qold_d[aq] = q_d[aq];
         }
         // Stage 1: the two differences in feedback units.
         let s2_valid_d = pq.s1_valid_q;
@@ -1142,7 +1150,8 @@ impl Block for BcnCp {
             }
         }
 
-        // 6. Counters (prim_sat_cnt twins) and the timestamp.
+        // 6. Counters (saturating at 2^CW - 1) and the timestamp; the depths,
+        //    Qold and the LFSR take their next values.
         let bump = |v: &mut u32, inc: bool| {
             *v = SatCnt {
                 count: *v as u64,
@@ -1157,6 +1166,10 @@ impl Block for BcnCp {
         bump(&mut s.drops_q, arr_in && !admit);
         bump(&mut s.strips_q, strip);
         s.ts_q = s.ts_q.wrapping_add(1);
+        s.q_q.copy_from_slice(&q_d[..nq]);
+        s.tot_q = tot_d;
+        s.qold_q.copy_from_slice(&qold_d[..nq]);
+        s.lfsr_q = lfsr_d;
         self.ev = ev;
     }
 }
