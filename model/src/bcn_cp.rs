@@ -247,9 +247,9 @@ crate::port_group! {
 crate::port_group! {
     /// The registers, named like the RTL's.
     pub struct BcnCpState<BcnCpParams> |p| {
-        /// Depth per queue (prim_sat_cnt).
+        /// Depth per queue.
         q_q: Vec<u32> = (p.qw, p.nq),
-        /// Total depth (prim_sat_cnt).
+        /// Total depth.
         tot_q: u32 = p.tw(),
         /// Depth of each queue at its last sample.
         qold_q: Vec<u32> = (p.qw, p.nq),
@@ -309,15 +309,15 @@ crate::port_group! {
         pend_rlt_cpid_q: u16 = 16,
         /// Pending message: the sampled frame's EtherType.
         pend_etype_q: u16 = 16 => Radix::Hex,
-        /// Counter behind samples_o.
+        /// Counter behind samples_o (the RTL's `cnt_q[0]`).
         samples_q: u32 = p.cw,
-        /// Counter behind msgs_o.
+        /// Counter behind msgs_o (the RTL's `cnt_q[1]`).
         msgs_q: u32 = p.cw,
-        /// Counter behind msg_drops_o.
+        /// Counter behind msg_drops_o (the RTL's `cnt_q[2]`).
         msg_drops_q: u32 = p.cw,
-        /// Counter behind drops_o.
+        /// Counter behind drops_o (the RTL's `cnt_q[3]`).
         drops_q: u32 = p.cw,
-        /// Counter behind strips_o.
+        /// Counter behind strips_o (the RTL's `cnt_q[4]`).
         strips_q: u32 = p.cw,
     }
 }
