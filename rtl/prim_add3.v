@@ -35,7 +35,7 @@ module prim_add3 #(
   // Kogge-Stone: level l combines bit j with bit j - 2^l (the 2^l bits
   // below keep their generate and propagate). Each level's vectors are kept
   // (`keep`): this flow's ABC has no timing goal, and its area rewriting
-  // folds an unkept prefix tree back towards a ripple chain (at W = 29: 18
+  // folds an unkept prefix tree back towards a ripple chain (at W = 29: 16
   // levels kept, 48 unkept, 60 for a plain a + b + c). Shifts by a constant
   // are wiring: Verilator simulates a level as a few word operations.
   localparam integer L = (W > 1) ? $clog2(W) : 1;
