@@ -642,13 +642,19 @@ pub fn keep_header(old: &str, merged: &str) -> String {
 const BEGIN: &str = "<!-- generated:begin (by switchsim; edit outside these markers) -->";
 const END: &str = "<!-- generated:end -->";
 
+/// Where the markers [`update_file`] writes stand in `text`: the offsets
+/// of [`BEGIN`] and of [`END`].
+fn markers(text: &str) -> Option<(usize, usize)> {
+    match (text.find(BEGIN), text.find(END)) {
+        (Some(a), Some(b)) if a < b => Some((a, b)),
+        _ => None,
+    }
+}
+
 /// The generated section of `text` (between the markers [`update_file`]
 /// writes), or all of it when it has none.
 pub fn generated_part(text: &str) -> &str {
-    match (text.find(BEGIN), text.find(END)) {
-        (Some(a), Some(b)) if a < b => &text[a + BEGIN.len()..b],
-        _ => text,
-    }
+    markers(text).map_or(text, |(a, b)| &text[a + BEGIN.len()..b])
 }
 
 /// Replaces the generated section `name` of `path` (between its own
@@ -674,13 +680,13 @@ pub fn update_section(path: &Path, name: &str, md: &str) -> Result<()> {
 /// keeping everything else; creates the file if needed.
 pub fn update_file(path: &Path, md: &str) -> Result<()> {
     let old = std::fs::read_to_string(path).unwrap_or_default();
-    let new = match (old.find(BEGIN), old.find(END)) {
-        (Some(a), Some(b)) if a < b => {
+    let new = match markers(&old) {
+        Some((a, b)) => {
             let section = &old[a + BEGIN.len()..b];
             let md = keep_header(section, &keep_other_rows(section, md));
             format!("{}{BEGIN}\n{md}{END}{}", &old[..a], &old[b + END.len()..])
         }
-        _ => format!("{old}\n{BEGIN}\n{md}{END}\n"),
+        None => format!("{old}\n{BEGIN}\n{md}{END}\n"),
     };
     std::fs::write(path, new)?;
     Ok(())
