@@ -22,8 +22,9 @@
 //               saturating (pend_q; crd_q marks the VOQ)
 //      egress:  departure (occ1_q); the arrival sum as a tree of 3:2
 //               compressors in carry-save form (as_q, ac_q); announcements
-//               (bln_q); accumulator (accn_q, due_q); the candidates of
-//               out2 + occ2 + Q (x_q, y_q, z_q, below) and out + Q (oq_q)
+//               (bln_q); accumulator (accn_q, due_q); the parts of the room
+//               test that do not need the arrivals (rx_q, rd_q, yb_q, zb_q,
+//               below) and out + Q (oq_q)
 //   B  ingress: balances after the credits (bal_a), eligibility, round robin
 //               per ingress port (prim_rr_arb, pointer = dptr), the winner's
 //               balance minus the length (may overdraw)
@@ -31,11 +32,16 @@
 //               due_q, a backlogged VOQ (bln_q) and out2 + occ2 + Q <= B;
 //               receiver by prim_rr_arb over ports, or over slices and, in
 //               parallel, over each slice's members; out2 + Q on a grant
-// out2 + occ2 + Q is one of four values, by which counter saturated:
-//   neither: out + occ1 + Q = x_q    occ only: out + Q + (2^CW-1) - A = y_q - A
-//   out only: occ1 + Q - 2^CW + A = z_q + A          both: Q - 1
-// each compared with B, so phase B has one addition after the arrival sum.
-// Wide additions are Kogge-Stone prefix adders (ks_add, add3).
+// The room test out2 + occ2 + Q <= B is one of four, by which counter
+// saturated (A = the arrival sum):
+//   neither:  B - (out + occ1 + Q) >= 0, all in A (rx_q)
+//   occ only: B - (out + Q + 2^CW - 1) + A >= 0 (yb_q + A)
+//   out only: B - (occ1 + Q - 2^CW) - A >= 0 (zb_q - A)
+//   both:     B - (Q - 1) >= 0, all in A (rd_q)
+// so phase B has one sum after the arrival tree. Every sum is a prim_add3
+// (3:2 compressors and a Kogge-Stone adder whose levels synthesis keeps),
+// formed side by side for both cases where an operand is one of two (the
+// departure clamped or not); a compare is the sign of a difference.
 //
 // Ports (golden model: one step per two clocks, every output compared in
 // the step's second clock, Block::alignment)
@@ -137,40 +143,11 @@ module credit #(
   localparam signed [BXW-1:0] B_MIN   = {{(BXW-LW){1'b1}}, {(LW-1){1'b0}}, 1'b1} + {{(BXW-1){1'b0}}, 1'b1};
   localparam signed [FW-1:0]  F_BMAX  = {{(FW-BW+1){1'b0}}, {(BW-1){1'b1}}};  //  2^(BW-1) - 1
 
-  // a + b + cin in FW bits by a Kogge-Stone prefix network: about
-  // 2 log2(FW) + 2 levels of two-input gates, where the ripple adder that
-  // synthesis makes of a '+' takes about 2 FW. Callers extend their
-  // operands to FW bits, so that nothing wraps.
-  function automatic [FW-1:0] ks_add(input [FW-1:0] a, input [FW-1:0] b, input cin);
-    reg [FW-1:0] p, gg, pp;
-    integer d;
-    begin
-      p     = a ^ b;
-      gg    = a & b;
-      gg[0] = gg[0] | (p[0] & cin);
-      pp    = p;
-      // Level d: bit k >= d combines with bit k - d; the d bits below keep
-      // their (g, p). Written on whole vectors (shifts by a constant are
-      // wiring): Verilator then simulates a level as a few word operations,
-      // where a loop over the bits became FW single-bit statements per level.
-      for (d = 1; d < FW; d = d * 2) begin
-        gg = gg | (pp & (gg << d));
-        pp = pp & ((pp << d) | ~({FW{1'b1}} << d));
-      end
-      ks_add = p ^ {gg[FW-2:0], cin};
-    end
-  endfunction
-
-  // a + b + c + k[1] + k[0]: one 3:2 compressor, then ks_add.
-  function automatic [FW-1:0] add3(input [FW-1:0] a, input [FW-1:0] b, input [FW-1:0] c,
-                                   input [1:0] k);
-    reg [FW-1:0] sm, cy;
-    begin
-      sm    = a ^ b ^ c;
-      cy    = ((a & b) | (a & c) | (b & c)) << 1;
-      cy[0] = k[1];
-      add3  = ks_add(sm, cy, k[0]);
-    end
+  // The carry vector of a 3:2 compressor, shifted, with a 1 in its free
+  // bit 0: x + csa_c(a, b, c) == a + b + c + 1 for x = a ^ b ^ c.
+  // Only the bits below the top are passed: the top's carry is beyond 2^FW.
+  function automatic [FW-1:0] csa_c(input [FW-2:0] a, input [FW-2:0] b, input [FW-2:0] c);
+    csa_c = {(a & b) | (a & c) | (b & c), 1'b1};
   endfunction
 
   // ---------------------------------------------------------------------------
@@ -201,9 +178,10 @@ module credit #(
   reg [E-1:0]        due_q,  due_d;       // phase A -> B: a credit is due
   reg [E*SAW-1:0]    as_q,   as_d;        // phase A -> B: arrival sum, carry-save
   reg [E*SAW-1:0]    ac_q,   ac_d;        //   (the sum is as_q + ac_q, < 2^SAW)
-  reg [E*FW-1:0]     x_q,    x_d;         // phase A -> B: out + occ1 + Q
-  reg [E*FW-1:0]     y_q,    y_d;         // phase A -> B: out + Q + 2^CW - 1
-  reg [E*FW-1:0]     z_q,    z_d;         // phase A -> B: occ1 + Q - 2^CW
+  reg [E-1:0]        rx_q,   rx_d;        // phase A -> B: out + occ1 + Q <= B
+  reg [E-1:0]        rd_q,   rd_d;        // phase A -> B: Q - 1 <= B
+  reg [E*FW-1:0]     yb_q,   yb_d;        // phase A -> B: B - (out + Q + 2^CW - 1)
+  reg [E*FW-1:0]     zb_q,   zb_d;        // phase A -> B: B - (occ1 + Q - 2^CW)
   reg [E*FW-1:0]     oq_q,   oq_d;        // phase A -> B: out + Q
   reg [2:0]          erra_q, erra_d;      // phase A -> B: err_o bits 0, 3, 4
   reg [E*CW-1:0]     occ1_q, occ1_d;      // phase A -> B: occupancy after the departure
@@ -224,9 +202,10 @@ module credit #(
       due_q  <= {E{1'b0}};
       as_q   <= {E*SAW{1'b0}};
       ac_q   <= {E*SAW{1'b0}};
-      x_q    <= {E*FW{1'b0}};
-      y_q    <= {E*FW{1'b0}};
-      z_q    <= {E*FW{1'b0}};
+      rx_q   <= {E{1'b0}};
+      rd_q   <= {E{1'b0}};
+      yb_q   <= {E*FW{1'b0}};
+      zb_q   <= {E*FW{1'b0}};
       oq_q   <= {E*FW{1'b0}};
       erra_q <= 3'b000;
       occ1_q <= {E*CW{1'b0}};
@@ -244,9 +223,10 @@ module credit #(
       due_q  <= due_d;
       as_q   <= as_d;
       ac_q   <= ac_d;
-      x_q    <= x_d;
-      y_q    <= y_d;
-      z_q    <= z_d;
+      rx_q   <= rx_d;
+      rd_q   <= rd_d;
+      yb_q   <= yb_d;
+      zb_q   <= zb_d;
       oq_q   <= oq_d;
       erra_q <= erra_d;
       occ1_q <= occ1_d;
@@ -285,6 +265,22 @@ module credit #(
   wire [E*S*I-1:0]   mgnt_unused;
 
   wire [E*SAW-1:0]   tree_s_all, tree_c_all;   // the arrival trees' two operands
+
+  // Every sum of a step, per egress port (gen_egr): FW bits, never wrapping,
+  // so that a compare is the sign of a difference.
+  localparam signed [FW-1:0] F_ZERO   = {FW{1'b0}};
+  localparam signed [FW-1:0] F_OCCMAX = {{(FW-CW){1'b0}}, {CW{1'b1}}};       //  2^CW - 1
+  localparam signed [FW-1:0] F_OUTMIN = {{(FW-CW){1'b1}}, {CW{1'b0}}};       // -2^CW
+  wire [E*FW-1:0]    pend_all;            // A: balance + credit
+  wire [E-1:0]       bover_all;           // A: ... above BMAX
+  wire [E*FW-1:0]    occ1c_all;           // A: occ - departure (clamp: negative)
+  wire [E-1:0]       rxa_all, rxb_all;    // A: out + occ1 + Q <= B, unclamped / clamped
+  wire [E-1:0]       rd_all;              // A: Q - 1 <= B
+  wire [E*FW-1:0]    yb_all, zba_all, zbb_all, oq_all;
+  wire [E*FW-1:0]    accs_all, accm_all;  // A: acc + num, acc + num - den
+  wire [E*FW-1:0]    sumo_all, sumu_all;  // B: occ1 + A, out - A
+  wire [E-1:0]       roomy_all, roomz_all, occbuf_all;
+  wire [E*FW-1:0]    outqa_all, outqb_all;
 
   // Slice membership: memb[s*I + i] = ingress i belongs to slice s.
   wire [S*I-1:0] memb;
@@ -365,6 +361,107 @@ module credit #(
       wire unused_root = ^root;  // operands above the first two are zero
       assign tree_s_all[ge*SAW +: SAW] = root[0 +: SAW];
       assign tree_c_all[ge*SAW +: SAW] = root[SAW +: SAW];
+
+      // The step's sums for this port, side by side, each a prim_add3 (3:2
+      // compressors and a Kogge-Stone adder whose levels ABC keeps); where
+      // an operand is one of two values (the departure clamped or not),
+      // both sums are formed and the case selects. A subtraction adds the
+      // complement and a 1 (in k, or in a compressor's free carry bit 0).
+      wire [FW-1:0] v_occ = {{(FW-CW){1'b0}}, occ_q[ge*CW +: CW]};
+      wire [FW-1:0] v_out = {{(FW-OW){out_q[ge*OW + OW-1]}}, out_q[ge*OW +: OW]};
+      wire [FW-1:0] v_q   = {{(FW-LW){1'b0}}, cfg_quantum_i[ge*LW +: LW]};
+      wire [FW-1:0] v_dep = {{(FW-LW){1'b0}}, edep_bytes_i[ge*LW +: LW]};
+      wire [FW-1:0] v_buf = {{(FW-CW){1'b0}}, cfg_buf_i[ge*CW +: CW]};
+      wire [FW-1:0] v_acc = {{(FW-RW){1'b0}}, acc_q[ge*RW +: RW]};
+      wire [FW-1:0] v_num = {{(FW-RW){1'b0}}, cfg_rate_num_i[ge*RW +: RW]};
+      wire [FW-1:0] v_den = {{(FW-RW){1'b0}}, cfg_rate_den_i[ge*RW +: RW]};
+      wire [FW-1:0] v_o1  = {{(FW-CW){1'b0}}, occ1_q[ge*CW +: CW]};
+      wire [FW-1:0] v_as  = {{(FW-SAW){1'b0}}, as_q[ge*SAW +: SAW]};
+      wire [FW-1:0] v_ac  = {{(FW-SAW){1'b0}}, ac_q[ge*SAW +: SAW]};
+      wire [FW-1:0] v_byt = {{(FW-LW){1'b0}}, cin_bytes_i[ge*LW +: LW]};
+
+      // The credited VOQ's balance: an AND-OR select (cin_ing_i names one).
+      reg  [BW-1:0] bsel;
+      integer       bi;
+      always @(*) begin
+        bsel = {BW{1'b0}};
+        for (bi = 0; bi < I; bi = bi + 1)
+          bsel = bsel | (bal_q[(bi*E+ge)*BW +: BW] & {BW{cin_ing_i[ge*IW +: IW] == bi[IW-1:0]}});
+      end
+      wire [FW-1:0] v_bal = {{(FW-BW){bsel[BW-1]}}, bsel};
+
+      // Compressors ahead of a prim_add3 for four or five operands: each
+      // puts a 1 in its carry vector's free bit 0 (csa_c).
+      wire [FW-1:0] xa1 = v_buf ^ ~v_out ^ ~v_occ;     // B - out - occ + dep - Q
+      wire [FW-1:0] ya1 = csa_c(v_buf[FW-2:0], ~v_out[FW-2:0], ~v_occ[FW-2:0]);
+      wire [FW-1:0] xa2 = xa1 ^ ya1 ^ v_dep;
+      wire [FW-1:0] ya2 = csa_c(xa1[FW-2:0], ya1[FW-2:0], v_dep[FW-2:0]);
+      wire [FW-1:0] xz1 = v_buf ^ ~v_occ ^ v_dep;      // B - occ + dep - Q + 2^CW
+      wire [FW-1:0] yz1 = csa_c(v_buf[FW-2:0], ~v_occ[FW-2:0], v_dep[FW-2:0]);
+      wire [FW-1:0] xz2 = xz1 ^ yz1 ^ ~v_q;
+      wire [FW-1:0] yz2 = csa_c(xz1[FW-2:0], yz1[FW-2:0], ~v_q[FW-2:0]);
+      wire [FW-1:0] xy1 = v_buf ^ ~v_out ^ ~v_q;       // B - out - Q - (2^CW - 1)
+      wire [FW-1:0] yy1 = csa_c(v_buf[FW-2:0], ~v_out[FW-2:0], ~v_q[FW-2:0]);
+      wire [FW-1:0] xe1 = v_buf ^ ~v_o1 ^ ~v_as;       // B - occ1 - A
+      wire [FW-1:0] ye1 = csa_c(v_buf[FW-2:0], ~v_o1[FW-2:0], ~v_as[FW-2:0]);
+
+      // name = value: operands (k: ones added)
+      wire [FW-1:0] s_occ1, s_rxa, s_rxb, s_rd, s_yb, s_zba, s_zbb, s_oq;
+      wire [FW-1:0] s_accs, s_accm, s_pend, s_bov;
+      wire [FW-1:0] s_sumo, s_sumu, s_ry, s_rz, s_ob, s_oqa, s_oqb;
+      // A: occ - dep
+      prim_add3 #(.W(FW)) u_occ1 (.a_i(v_occ), .b_i(~v_dep), .c_i(F_ZERO), .k_i(2'b01), .sum_o(s_occ1));
+      // A: B - (out + occ - dep + Q)
+      prim_add3 #(.W(FW)) u_rxa  (.a_i(xa2), .b_i(ya2), .c_i(~v_q), .k_i(2'b01), .sum_o(s_rxa));
+      // A: B - (out + Q), the departure clamped
+      prim_add3 #(.W(FW)) u_rxb  (.a_i(v_buf), .b_i(~v_out), .c_i(~v_q), .k_i(2'b11), .sum_o(s_rxb));
+      // A: B - (Q - 1)
+      prim_add3 #(.W(FW)) u_rd   (.a_i(v_buf), .b_i(~v_q), .c_i(F_ZERO), .k_i(2'b11), .sum_o(s_rd));
+      // A: B - (out + Q + 2^CW - 1)
+      prim_add3 #(.W(FW)) u_yb   (.a_i(xy1), .b_i(yy1), .c_i(~F_OCCMAX), .k_i(2'b11), .sum_o(s_yb));
+      // A: B - (occ - dep + Q - 2^CW)
+      prim_add3 #(.W(FW)) u_zba  (.a_i(xz2), .b_i(yz2), .c_i(~F_OUTMIN), .k_i(2'b01), .sum_o(s_zba));
+      // A: B - (Q - 2^CW), the departure clamped
+      prim_add3 #(.W(FW)) u_zbb  (.a_i(v_buf), .b_i(~v_q), .c_i(~F_OUTMIN), .k_i(2'b11), .sum_o(s_zbb));
+      // A: out + Q
+      prim_add3 #(.W(FW)) u_oq   (.a_i(v_out), .b_i(v_q), .c_i(F_ZERO), .k_i(2'b00), .sum_o(s_oq));
+      // A: acc + num, acc + num - den
+      prim_add3 #(.W(FW)) u_accs (.a_i(v_acc), .b_i(v_num), .c_i(F_ZERO), .k_i(2'b00), .sum_o(s_accs));
+      prim_add3 #(.W(FW)) u_accm (.a_i(v_acc), .b_i(v_num), .c_i(~v_den), .k_i(2'b01), .sum_o(s_accm));
+      // A: balance + credit, BMAX - (balance + credit)
+      prim_add3 #(.W(FW)) u_pend (.a_i(v_bal), .b_i(v_byt), .c_i(F_ZERO), .k_i(2'b00), .sum_o(s_pend));
+      prim_add3 #(.W(FW)) u_bov  (.a_i(F_BMAX), .b_i(~v_bal), .c_i(~v_byt), .k_i(2'b11), .sum_o(s_bov));
+      // B: occ1 + A, out - A
+      prim_add3 #(.W(FW)) u_sumo (.a_i(v_o1), .b_i(v_as), .c_i(v_ac), .k_i(2'b00), .sum_o(s_sumo));
+      prim_add3 #(.W(FW)) u_sumu (.a_i(v_out), .b_i(~v_as), .c_i(~v_ac), .k_i(2'b11), .sum_o(s_sumu));
+      // B: B - (out - A + Q + 2^CW - 1), B - (occ1 + A + Q - 2^CW)
+      prim_add3 #(.W(FW)) u_ry   (.a_i(yb_q[ge*FW +: FW]), .b_i(v_as), .c_i(v_ac), .k_i(2'b00), .sum_o(s_ry));
+      prim_add3 #(.W(FW)) u_rz   (.a_i(zb_q[ge*FW +: FW]), .b_i(~v_as), .c_i(~v_ac), .k_i(2'b11), .sum_o(s_rz));
+      // B: B - (occ1 + A)
+      prim_add3 #(.W(FW)) u_ob   (.a_i(xe1), .b_i(ye1), .c_i(~v_ac), .k_i(2'b11), .sum_o(s_ob));
+      // B: out - A + Q, -2^CW + Q
+      prim_add3 #(.W(FW)) u_oqa  (.a_i(oq_q[ge*FW +: FW]), .b_i(~v_as), .c_i(~v_ac), .k_i(2'b11), .sum_o(s_oqa));
+      prim_add3 #(.W(FW)) u_oqb  (.a_i(F_OUTMIN), .b_i(v_q), .c_i(F_ZERO), .k_i(2'b00), .sum_o(s_oqb));
+
+      assign occ1c_all[ge*FW +: FW] = s_occ1;
+      assign rxa_all[ge]            = !s_rxa[FW-1];
+      assign rxb_all[ge]            = !s_rxb[FW-1];
+      assign rd_all[ge]             = !s_rd[FW-1];
+      assign yb_all[ge*FW +: FW]    = s_yb;
+      assign zba_all[ge*FW +: FW]   = s_zba;
+      assign zbb_all[ge*FW +: FW]   = s_zbb;
+      assign oq_all[ge*FW +: FW]    = s_oq;
+      assign accs_all[ge*FW +: FW]  = s_accs;
+      assign accm_all[ge*FW +: FW]  = s_accm;
+      assign pend_all[ge*FW +: FW]  = s_pend;
+      assign bover_all[ge]          = s_bov[FW-1];
+      assign sumo_all[ge*FW +: FW]  = s_sumo;
+      assign sumu_all[ge*FW +: FW]  = s_sumu;
+      assign roomy_all[ge]          = !s_ry[FW-1];
+      assign roomz_all[ge]          = !s_rz[FW-1];
+      assign occbuf_all[ge]         = s_ob[FW-1];
+      assign outqa_all[ge*FW +: FW] = s_oqa;
+      assign outqb_all[ge*FW +: FW] = s_oqb;
       for (gi = 0; gi < I; gi = gi + 1) begin : gen_col
         assign blcol[gi] = bln_q[gi*E + ge];
       end
@@ -416,8 +513,6 @@ module credit #(
   // ingress port from the balances after the credits (bal_a); bal_q takes
   // the result at the end of B.
   // ---------------------------------------------------------------------------
-  reg signed [FW-1:0]   ib, isum;
-  reg [BW-1:0]          bsel;
   reg                   err_bal_sat, err_idx_in;
   integer               ii, ie;
 
@@ -429,45 +524,44 @@ module credit #(
     crd_d       = crd_q;
     err_bal_sat = 1'b0;
     err_idx_in  = 1'b0;
-    bsel        = {BW{1'b0}};
-    ib          = {FW{1'b0}};
-    isum        = {FW{1'b0}};
     if (!ph_q) begin
       crd_d = {V{1'b0}};
       for (ie = 0; ie < E; ie = ie + 1) begin
-        // A1. Credit arrival at VOQ (cin_ing_i[e], e), saturating at BMAX.
+        // A1. Credit arrival at VOQ (cin_ing_i[e], e), saturating at BMAX
+        // (the balance and the sum: gen_egr).
         if (cin_valid_i[ie] && !I_OK[cin_ing_i[ie*IW +: IW]]) err_idx_in = 1'b1;
-        bsel = {BW{1'b0}};
         for (ii = 0; ii < I; ii = ii + 1) begin
-          if (cin_ing_i[ie*IW +: IW] == ii[IW-1:0]) begin
-            bsel = bal_q[(ii*E+ie)*BW +: BW];
-            crd_d[ii*E + ie] = cin_valid_i[ie];
-          end
+          if (cin_ing_i[ie*IW +: IW] == ii[IW-1:0]) crd_d[ii*E + ie] = cin_valid_i[ie];
         end
-        isum = ks_add({{(FW-BW){bsel[BW-1]}}, bsel}, {{(FW-LW){1'b0}}, cin_bytes_i[ie*LW +: LW]}, 1'b0);
-        if (isum > F_BMAX) begin
-          ib = F_BMAX;
+        if (bover_all[ie]) begin
+          pend_d[ie*BW +: BW] = F_BMAX[BW-1:0];
           if (cin_valid_i[ie] && I_OK[cin_ing_i[ie*IW +: IW]]) err_bal_sat = 1'b1;
         end else begin
-          ib = isum;
+          pend_d[ie*BW +: BW] = pend_all[ie*FW +: BW];
         end
-        pend_d[ie*BW +: BW] = ib[BW-1:0];
       end
     end
   end
 
   // bal_a: the balances after the credits (phase B), and their eligibility.
-  wire [V*BW-1:0] bal_a;
+  wire [V*BW-1:0] bal_a, bal_s;
   generate
     for (gi = 0; gi < I; gi = gi + 1) begin : gen_bal_a
       for (ge = 0; ge < E; ge = ge + 1) begin : gen_bal_a_e
         assign bal_a[(gi*E+ge)*BW +: BW] = crd_q[gi*E + ge] ? pend_q[ge*BW +: BW]
                                                              : bal_q[(gi*E+ge)*BW +: BW];
+        // B2's dequeue: the balance minus the head packet's length.
+        prim_add3 #(.W(BW)) u_deq_sub (
+          .a_i   (bal_a[(gi*E+ge)*BW +: BW]),
+          .b_i   (~{{(BW-LW){1'b0}}, hol_len_i[(gi*E+ge)*LW +: LW]}),
+          .c_i   ({BW{1'b0}}),
+          .k_i   (2'b01),
+          .sum_o (bal_s[(gi*E+ge)*BW +: BW])
+        );
       end
     end
   endgenerate
 
-  reg signed [FW-1:0] ba;
   integer             ji, je;   // this block's own loop variables
   always @(*) begin
     ji          = 0;
@@ -476,17 +570,15 @@ module credit #(
     deq_valid_o = {I{1'b0}};
     deq_egr_o   = {I*EW{1'b0}};
     deq_bytes_o = {I*LW{1'b0}};
-    ba          = {FW{1'b0}};
     if (ph_q) begin
       for (ji = 0; ji < I; ji = ji + 1) begin
         for (je = 0; je < E; je = je + 1) begin
           // B2. Dequeue: the packet's bytes leave the balance (may overdraw).
-          ba = {{(FW-BW){bal_a[(ji*E+je)*BW + BW-1]}}, bal_a[(ji*E+je)*BW +: BW]};
+          bal_d[(ji*E+je)*BW +: BW] = bal_a[(ji*E+je)*BW +: BW];
           if (dgnt[ji*E + je]) begin
-            ba = ks_add(ba, ~{{(FW-LW){1'b0}}, hol_len_i[(ji*E+je)*LW +: LW]}, 1'b1);
+            bal_d[(ji*E+je)*BW +: BW] = bal_s[(ji*E+je)*BW +: BW];
             deq_bytes_o[ji*LW +: LW] = deq_bytes_o[ji*LW +: LW] | hol_len_i[(ji*E+je)*LW +: LW];
           end
-          bal_d[(ji*E+je)*BW +: BW] = ba[BW-1:0];
         end
         if (dvalid[ji]) begin
           deq_valid_o[ji]        = 1'b1;
@@ -500,19 +592,13 @@ module credit #(
   // Egress half. A: departure, partial arrival sums, announcements,
   // accumulator, the candidates of out + occ + Q. B: arrivals, grant, issue.
   // ---------------------------------------------------------------------------
-  reg signed [FW-1:0] occ0, occ1, occ2, out0, out2, outq, dep, sumo, sumu, bufw, qw;
-  reg signed [FW-1:0] asx, acx, ny, nz;
-  reg [FW-1:0]        accs, accm;
-  reg                 sato, satu, room;
+  reg [CW-1:0]        occ2;
+  reg [OW-1:0]        out2;
+  reg                 clamp, sato, satu, room;
   reg [5:0]           err_eg;
   reg [E-1:0]         grant_r;
   reg [IW-1:0]        win;
   integer             ee, ei, es;
-
-  localparam signed [FW-1:0] F_ZERO   = {FW{1'b0}};
-  localparam signed [FW-1:0] F_ONES   = {FW{1'b1}};
-  localparam signed [FW-1:0] F_OCCMAX = {{(FW-CW){1'b0}}, {CW{1'b1}}};       //  2^CW - 1
-  localparam signed [FW-1:0] F_OUTMIN = {{(FW-CW){1'b1}}, {CW{1'b0}}};       // -2^CW
 
   assign grant = grant_r;
 
@@ -525,20 +611,18 @@ module credit #(
     due_d       = due_q;
     as_d        = as_q;
     ac_d        = ac_q;
-    x_d         = x_q;
-    y_d         = y_q;
-    z_d         = z_q;
+    rx_d        = rx_q;
+    rd_d        = rd_q;
+    yb_d        = yb_q;
+    zb_d        = zb_q;
     oq_d        = oq_q;
     grant_r     = {E{1'b0}};
     crd_valid_o = {E{1'b0}};
     crd_ing_o   = {E*IW{1'b0}};
     crd_bytes_o = {E*LW{1'b0}};
     err_eg      = 6'd0;
-    occ0 = F_ZERO; occ1 = F_ZERO; occ2 = F_ZERO; out0 = F_ZERO; out2 = F_ZERO;
-    outq = F_ZERO; dep = F_ZERO; sumo = F_ZERO; sumu = F_ZERO; bufw = F_ZERO;
-    qw = F_ZERO; asx = F_ZERO; acx = F_ZERO; ny = F_ZERO; nz = F_ZERO;
-    accs = {FW{1'b0}}; accm = {FW{1'b0}};
-    sato = 1'b0; satu = 1'b0; room = 1'b0;
+    occ2 = {CW{1'b0}}; out2 = {OW{1'b0}};
+    clamp = 1'b0; sato = 1'b0; satu = 1'b0; room = 1'b0;
     win  = {IW{1'b0}};
 
     for (ei = 0; ei < I; ei = ei + 1) begin
@@ -556,76 +640,56 @@ module credit #(
       acc_d = accn_q;
     end
 
+    // The sums are formed in gen_egr; here the cases select.
     for (ee = 0; ee < E; ee = ee + 1) begin
-      occ0 = {{(FW-CW){1'b0}}, occ_q[ee*CW +: CW]};
-      out0 = {{(FW-OW){out_q[ee*OW + OW-1]}}, out_q[ee*OW +: OW]};
-      qw   = {{(FW-LW){1'b0}}, cfg_quantum_i[ee*LW +: LW]};
-      bufw = {{(FW-CW){1'b0}}, cfg_buf_i[ee*CW +: CW]};
       if (!ph_q) begin
-        // A1. Departure, clamping at 0.
-        dep = {{(FW-LW){1'b0}}, edep_bytes_i[ee*LW +: LW]};
-        if (dep > occ0) begin
-          occ1      = F_ZERO;
-          err_eg[0] = 1'b1;
-        end else begin
-          occ1 = ks_add(occ0, ~dep, 1'b1);
-        end
-        occ1_d[ee*CW +: CW] = occ1[CW-1:0];
+        // A1. Departure, clamping at 0 (occ - dep negative).
+        clamp = occ1c_all[ee*FW + FW-1];
+        if (clamp) err_eg[0] = 1'b1;
+        occ1_d[ee*CW +: CW] = clamp ? {CW{1'b0}} : occ1c_all[ee*FW +: CW];
         // A2. Arrivals: the compressor tree's two operands (gen_egr).
         as_d[ee*SAW +: SAW] = tree_s_all[ee*SAW +: SAW];
         ac_d[ee*SAW +: SAW] = tree_c_all[ee*SAW +: SAW];
-        // A4. Accumulator: exact, free running.
-        accs = ks_add({{(FW-RW){1'b0}}, acc_q[ee*RW +: RW]},
-                      {{(FW-RW){1'b0}}, cfg_rate_num_i[ee*RW +: RW]}, 1'b0);
-        accm = add3({{(FW-RW){1'b0}}, acc_q[ee*RW +: RW]},
-                    {{(FW-RW){1'b0}}, cfg_rate_num_i[ee*RW +: RW]},
-                    ~{{(FW-RW){1'b0}}, cfg_rate_den_i[ee*RW +: RW]}, 2'b01);
+        // A4. Accumulator: exact, free running; due when acc + num >= den.
         if (cfg_err) begin
           due_d[ee]           = 1'b0;
           accn_d[ee*RW +: RW] = {RW{1'b0}};
-        end else if (accs >= {{(FW-RW){1'b0}}, cfg_rate_den_i[ee*RW +: RW]}) begin
+        end else if (!accm_all[ee*FW + FW-1]) begin
           due_d[ee]           = 1'b1;
-          accn_d[ee*RW +: RW] = accm[RW-1:0];
+          accn_d[ee*RW +: RW] = accm_all[ee*FW +: RW];
         end else begin
           due_d[ee]           = 1'b0;
-          accn_d[ee*RW +: RW] = accs[RW-1:0];
+          accn_d[ee*RW +: RW] = accs_all[ee*FW +: RW];
         end
-        // The candidates of out2 + occ2 + Q (header).
-        x_d[ee*FW +: FW] = add3(out0, occ1, qw, 2'b00);
-        y_d[ee*FW +: FW] = add3(out0, qw, F_OCCMAX, 2'b00);
-        z_d[ee*FW +: FW] = add3(occ1, qw, F_OUTMIN, 2'b00);
-        oq_d[ee*FW +: FW] = ks_add(out0, qw, 1'b0);
+        // The room checks' parts that do not need the arrivals.
+        rx_d[ee]          = clamp ? rxb_all[ee] : rxa_all[ee];
+        rd_d[ee]          = rd_all[ee];
+        yb_d[ee*FW +: FW] = yb_all[ee*FW +: FW];
+        zb_d[ee*FW +: FW] = clamp ? zbb_all[ee*FW +: FW] : zba_all[ee*FW +: FW];
+        oq_d[ee*FW +: FW] = oq_all[ee*FW +: FW];
       end else begin
-        // B2. Arrivals: from outstanding into the buffer, saturating. The
-        // arrival sum is asx + acx; a subtraction adds both complements + 2.
-        occ0 = {{(FW-CW){1'b0}}, occ1_q[ee*CW +: CW]};
-        asx  = {{(FW-SAW){1'b0}}, as_q[ee*SAW +: SAW]};
-        acx  = {{(FW-SAW){1'b0}}, ac_q[ee*SAW +: SAW]};
-        sumo = add3(occ0, asx, acx, 2'b00);
-        sumu = add3(out0, ~asx, ~acx, 2'b11);
-        ny   = add3(y_q[ee*FW +: FW], ~asx, ~acx, 2'b11);
-        nz   = add3(z_q[ee*FW +: FW], asx, acx, 2'b00);
-        sato = sumo > F_OCCMAX;
-        satu = sumu < F_OUTMIN;
-        occ2 = sato ? F_OCCMAX : sumo;
-        out2 = satu ? F_OUTMIN : sumu;
-        // out2 + Q, from out + Q (phase A) or -2^CW + Q.
-        outq = satu ? ks_add(F_OUTMIN, qw, 1'b0) : add3(oq_q[ee*FW +: FW], ~asx, ~acx, 2'b11);
+        // B2. Arrivals: from outstanding into the buffer, saturating
+        // (occ1 + A above 2^CW - 1; out - A below -2^CW).
+        sato = |sumo_all[ee*FW + CW +: FW-CW];
+        satu = sumu_all[ee*FW + FW-1] && !(&sumu_all[ee*FW + CW +: FW-CW-1]);
+        occ2 = sato ? {CW{1'b1}} : sumo_all[ee*FW +: CW];
+        out2 = satu ? F_OUTMIN[OW-1:0] : sumu_all[ee*FW +: OW];
         if (sato) err_eg[1] = 1'b1;
         if (satu) err_eg[2] = 1'b1;
-        if (occ2 > bufw) err_eg[5] = 1'b1;
-        // B5. Grant: due, a backlogged VOQ, and the credit fits the buffer:
-        // each candidate compared with B, then the one that applies.
+        // occ2 > B: 2^CW - 1 > B, or B - (occ1 + A) negative.
+        if (sato ? !(&cfg_buf_i[ee*CW +: CW]) : occbuf_all[ee]) err_eg[5] = 1'b1;
+        // B5. Grant: due, a backlogged VOQ, and out2 + occ2 + Q <= B, by
+        // which counter saturated (none, occupancy, outstanding, both).
         case ({sato, satu})
-          2'b00:   room = $signed(x_q[ee*FW +: FW]) <= bufw;
-          2'b10:   room = ny <= bufw;
-          2'b01:   room = nz <= bufw;
-          default: room = $signed(ks_add(qw, F_ONES, 1'b0)) <= bufw;
+          2'b00:   room = rx_q[ee];
+          2'b10:   room = roomy_all[ee];
+          2'b01:   room = roomz_all[ee];
+          default: room = rd_q[ee];
         endcase
         grant_r[ee] = due_q[ee] && pvalid[ee] && room;
-        // B6. Issue.
+        // B6. Issue: out2 + Q.
         if (grant_r[ee]) begin
-          out2 = outq;
+          out2 = satu ? outqb_all[ee*FW +: OW] : outqa_all[ee*FW +: OW];
           win  = pidx[ee*IW +: IW];
           if (cfg_slice_mode_i[ee]) begin
             for (es = 0; es < S; es = es + 1) begin
@@ -636,8 +700,8 @@ module credit #(
           crd_ing_o[ee*IW +: IW]   = win;
           crd_bytes_o[ee*LW +: LW] = cfg_quantum_i[ee*LW +: LW];
         end
-        occ_d[ee*CW +: CW] = occ2[CW-1:0];
-        out_d[ee*OW +: OW] = out2[OW-1:0];
+        occ_d[ee*CW +: CW] = occ2;
+        out_d[ee*OW +: OW] = out2;
       end
     end
   end
@@ -653,7 +717,7 @@ module credit #(
   // (their found bits are not needed); the member picks are chosen by the
   // slice grant, not its index; the port and member picks by index, not
   // grant. err_eg[3] is the ingress half's (err_bal_sat).
-  wire unused_ok = ^{svalid, sidx, mvalid, pgnt_unused, mgnt_unused, err_eg[3], accm, out2, ib, ba};
+  wire unused_ok = ^{svalid, sidx, mvalid, pgnt_unused, mgnt_unused, err_eg[3]};
 
   // ---------------------------------------------------------------------------
   // Assertions (the spec's invariants), for simulation only
