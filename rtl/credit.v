@@ -405,7 +405,7 @@ module credit #(
       wire [FW-1:0] xe1 = v_buf ^ ~v_o1 ^ ~v_as;       // B - occ1 - A
       wire [FW-1:0] ye1 = csa_c(v_buf[FW-2:0], ~v_o1[FW-2:0], ~v_as[FW-2:0]);
 
-      // name = value: operands (k: ones added)
+      // The sums, each under the line that says what it is.
       wire [FW-1:0] s_occ1, s_rxa, s_rxb, s_rd, s_yb, s_zba, s_zbb, s_oq;
       wire [FW-1:0] s_accs, s_accm, s_pend, s_bov;
       wire [FW-1:0] s_sumo, s_sumu, s_ry, s_rz, s_ob, s_oqa, s_oqb;
