@@ -143,11 +143,11 @@ module credit #(
   localparam signed [BXW-1:0] B_MIN   = {{(BXW-LW){1'b1}}, {(LW-1){1'b0}}, 1'b1} + {{(BXW-1){1'b0}}, 1'b1};
   localparam signed [FW-1:0]  F_BMAX  = {{(FW-BW+1){1'b0}}, {(BW-1){1'b1}}};  //  2^(BW-1) - 1
 
-  // The carry vector of a 3:2 compressor, shifted, with a 1 in its free
-  // bit 0: x + csa_c(a, b, c) == a + b + c + 1 for x = a ^ b ^ c.
-  // Only the bits below the top are passed: the top's carry is beyond 2^FW.
-  function automatic [FW-1:0] csa_c(input [FW-2:0] a, input [FW-2:0] b, input [FW-2:0] c);
-    csa_c = {(a & b) | (a & c) | (b & c), 1'b1};
+  // A 3:2 compressor, as bcn_cp's: {cy, sm} with sm + cy == a + b + c + 1,
+  // the 1 in the carry vector's free bit 0 (the top bit's carry is beyond
+  // 2^FW, so only the bits below it form carries).
+  function automatic [2*FW-1:0] csa(input [FW-1:0] a, input [FW-1:0] b, input [FW-1:0] c);
+    csa = {(a[FW-2:0] & b[FW-2:0]) | (a[FW-2:0] & c[FW-2:0]) | (b[FW-2:0] & c[FW-2:0]), 1'b1, a ^ b ^ c};
   endfunction
 
   // ---------------------------------------------------------------------------
@@ -390,20 +390,14 @@ module credit #(
       end
       wire [FW-1:0] v_bal = {{(FW-BW){bsel[BW-1]}}, bsel};
 
-      // Compressors ahead of a prim_add3 for four or five operands: each
-      // puts a 1 in its carry vector's free bit 0 (csa_c).
-      wire [FW-1:0] xa1 = v_buf ^ ~v_out ^ ~v_occ;     // B - out - occ + dep - Q
-      wire [FW-1:0] ya1 = csa_c(v_buf[FW-2:0], ~v_out[FW-2:0], ~v_occ[FW-2:0]);
-      wire [FW-1:0] xa2 = xa1 ^ ya1 ^ v_dep;
-      wire [FW-1:0] ya2 = csa_c(xa1[FW-2:0], ya1[FW-2:0], v_dep[FW-2:0]);
-      wire [FW-1:0] xz1 = v_buf ^ ~v_occ ^ v_dep;      // B - occ + dep - Q + 2^CW
-      wire [FW-1:0] yz1 = csa_c(v_buf[FW-2:0], ~v_occ[FW-2:0], v_dep[FW-2:0]);
-      wire [FW-1:0] xz2 = xz1 ^ yz1 ^ ~v_q;
-      wire [FW-1:0] yz2 = csa_c(xz1[FW-2:0], yz1[FW-2:0], ~v_q[FW-2:0]);
-      wire [FW-1:0] xy1 = v_buf ^ ~v_out ^ ~v_q;       // B - out - Q - (2^CW - 1)
-      wire [FW-1:0] yy1 = csa_c(v_buf[FW-2:0], ~v_out[FW-2:0], ~v_q[FW-2:0]);
-      wire [FW-1:0] xe1 = v_buf ^ ~v_o1 ^ ~v_as;       // B - occ1 - A
-      wire [FW-1:0] ye1 = csa_c(v_buf[FW-2:0], ~v_o1[FW-2:0], ~v_as[FW-2:0]);
+      // Compressors ahead of a prim_add3 for four or five operands ({carry,
+      // sum}, csa): each adds a 1 in its carry vector's free bit 0.
+      wire [2*FW-1:0] ca1 = csa(v_buf, ~v_out, ~v_occ);    // B - out - occ + dep - Q
+      wire [2*FW-1:0] ca2 = csa(ca1[FW-1:0], ca1[2*FW-1:FW], v_dep);
+      wire [2*FW-1:0] cz1 = csa(v_buf, ~v_occ, v_dep);     // B - occ + dep - Q + 2^CW
+      wire [2*FW-1:0] cz2 = csa(cz1[FW-1:0], cz1[2*FW-1:FW], ~v_q);
+      wire [2*FW-1:0] cy1 = csa(v_buf, ~v_out, ~v_q);      // B - out - Q - (2^CW - 1)
+      wire [2*FW-1:0] ce1 = csa(v_buf, ~v_o1, ~v_as);      // B - occ1 - A
 
       // The sums, each under the line that says what it is.
       wire [FW-1:0] s_occ1, s_rxa, s_rxb, s_rd, s_yb, s_zba, s_zbb, s_oq;
@@ -412,15 +406,15 @@ module credit #(
       // A: occ - dep
       prim_add3 #(.W(FW)) u_occ1 (.a_i(v_occ), .b_i(~v_dep), .c_i(F_ZERO), .k_i(2'b01), .sum_o(s_occ1));
       // A: B - (out + occ - dep + Q)
-      prim_add3 #(.W(FW)) u_rxa  (.a_i(xa2), .b_i(ya2), .c_i(~v_q), .k_i(2'b01), .sum_o(s_rxa));
+      prim_add3 #(.W(FW)) u_rxa  (.a_i(ca2[FW-1:0]), .b_i(ca2[2*FW-1:FW]), .c_i(~v_q), .k_i(2'b01), .sum_o(s_rxa));
       // A: B - (out + Q), the departure clamped
       prim_add3 #(.W(FW)) u_rxb  (.a_i(v_buf), .b_i(~v_out), .c_i(~v_q), .k_i(2'b11), .sum_o(s_rxb));
       // A: B - (Q - 1)
       prim_add3 #(.W(FW)) u_rd   (.a_i(v_buf), .b_i(~v_q), .c_i(F_ZERO), .k_i(2'b11), .sum_o(s_rd));
       // A: B - (out + Q + 2^CW - 1)
-      prim_add3 #(.W(FW)) u_yb   (.a_i(xy1), .b_i(yy1), .c_i(~F_OCCMAX), .k_i(2'b11), .sum_o(s_yb));
+      prim_add3 #(.W(FW)) u_yb   (.a_i(cy1[FW-1:0]), .b_i(cy1[2*FW-1:FW]), .c_i(~F_OCCMAX), .k_i(2'b11), .sum_o(s_yb));
       // A: B - (occ - dep + Q - 2^CW)
-      prim_add3 #(.W(FW)) u_zba  (.a_i(xz2), .b_i(yz2), .c_i(~F_OUTMIN), .k_i(2'b01), .sum_o(s_zba));
+      prim_add3 #(.W(FW)) u_zba  (.a_i(cz2[FW-1:0]), .b_i(cz2[2*FW-1:FW]), .c_i(~F_OUTMIN), .k_i(2'b01), .sum_o(s_zba));
       // A: B - (Q - 2^CW), the departure clamped
       prim_add3 #(.W(FW)) u_zbb  (.a_i(v_buf), .b_i(~v_q), .c_i(~F_OUTMIN), .k_i(2'b11), .sum_o(s_zbb));
       // A: out + Q
@@ -438,7 +432,7 @@ module credit #(
       prim_add3 #(.W(FW)) u_ry   (.a_i(yb_q[ge*FW +: FW]), .b_i(v_as), .c_i(v_ac), .k_i(2'b00), .sum_o(s_ry));
       prim_add3 #(.W(FW)) u_rz   (.a_i(zb_q[ge*FW +: FW]), .b_i(~v_as), .c_i(~v_ac), .k_i(2'b11), .sum_o(s_rz));
       // B: B - (occ1 + A)
-      prim_add3 #(.W(FW)) u_ob   (.a_i(xe1), .b_i(ye1), .c_i(~v_ac), .k_i(2'b11), .sum_o(s_ob));
+      prim_add3 #(.W(FW)) u_ob   (.a_i(ce1[FW-1:0]), .b_i(ce1[2*FW-1:FW]), .c_i(~v_ac), .k_i(2'b11), .sum_o(s_ob));
       // B: out - A + Q, -2^CW + Q
       prim_add3 #(.W(FW)) u_oqa  (.a_i(oq_q[ge*FW +: FW]), .b_i(~v_as), .c_i(~v_ac), .k_i(2'b11), .sum_o(s_oqa));
       prim_add3 #(.W(FW)) u_oqb  (.a_i(F_OUTMIN), .b_i(v_q), .c_i(F_ZERO), .k_i(2'b00), .sum_o(s_oqb));
