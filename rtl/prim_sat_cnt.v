@@ -34,16 +34,30 @@ module prim_sat_cnt #(
   output wire         sat_o
 );
 
-  // Exact sum in W + 2 signed bits: -(2^W - 1) .. 2 * (2^W - 1).
+  // Exact sums in XW = W + 2 signed bits: -(2^W - 1) .. 2 (2^W - 1), and
+  // that less TOP + 1 <= 2^W. Both sums are prim_add3 instances side by
+  // side (about 20 levels of two-input gates at W = 31, against 66 for the
+  // `+`, `-` and compares synthesis makes ripple chains of):
+  //   sum = count + inc - dec           (lo: its sign)
+  //   ovr = count + inc - dec - TOP - 1 (hi: sum > TOP, its sign clear)
+  // with -x = ~x + 1 and a 3:2 compressor in front of ovr's four operands.
   localparam integer XW = W + 2;
   localparam [63:0]   MAX64 = MAX[31:0] * 64'd1;   // widened (a -G value is unsized)
-  localparam [W+1:0]  TOP   = (MAX == 32'd0) ? {2'b00, {W{1'b1}}} : MAX64[W+1:0];
+  localparam [XW-1:0] TOP   = (MAX == 32'd0) ? {2'b00, {W{1'b1}}} : MAX64[XW-1:0];
 
-  reg  [W-1:0]        count_q, count_d;
-  wire signed [XW-1:0] sum = $signed({2'b00, count_q}) + $signed({2'b00, inc_i})
-                           - $signed({2'b00, dec_i});
-  wire                 lo  = sum < $signed({XW{1'b0}});
-  wire                 hi  = sum > $signed(TOP);
+  reg  [W-1:0]  count_q, count_d;
+  wire [XW-1:0] c_x   = {2'b00, count_q};
+  wire [XW-1:0] inc_x = {2'b00, inc_i};
+  wire [XW-1:0] dec_n = ~{2'b00, dec_i};
+  wire [XW-1:0] sum, ovr;
+  prim_add3 #(.W(XW)) u_sum (.a_i(c_x), .b_i(inc_x), .c_i(dec_n), .k_i(2'b01), .sum_o(sum));
+  // count + inc + ~dec + ~TOP + 1 = count + inc - dec - TOP - 1
+  wire [XW-1:0] cs_s = c_x ^ inc_x ^ dec_n;
+  wire [XW-1:0] cs_c = {(c_x[XW-2:0] & inc_x[XW-2:0]) | (c_x[XW-2:0] & dec_n[XW-2:0])
+                        | (inc_x[XW-2:0] & dec_n[XW-2:0]), 1'b0};
+  prim_add3 #(.W(XW)) u_ovr (.a_i(cs_s), .b_i(cs_c), .c_i(~TOP), .k_i(2'b01), .sum_o(ovr));
+  wire          lo  = sum[XW-1];
+  wire          hi  = !ovr[XW-1];
 
   always @(*) begin
     if (clr_i)   count_d = {W{1'b0}};
