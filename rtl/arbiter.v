@@ -665,6 +665,7 @@ module arbiter #(
   reg [6:0]      avail;
   reg [IW-1:0]   rj, gj, mo_j;
   reg [CW-1:0]   v;
+  reg            up, dn;                        // the row's counter moves
   reg [IW-1:0]   so3;
   integer        fi, fj;
 
@@ -696,6 +697,8 @@ module arbiter #(
     req_drop_o  = {N{1'b0}};
     win         = {N{1'b0}};
     rj          = {IW{1'b0}};
+    up          = 1'b0;
+    dn          = 1'b0;
     gj          = {IW{1'b0}};
     mo_j        = {IW{1'b0}};
     v           = {CW{1'b0}};
@@ -773,23 +776,29 @@ module arbiter #(
       end
 
       // Counters (release before arrival, saturating) and pointers (first
-      // iteration only).
+      // iteration only). Every VOQ's counter compares its own index with the
+      // row's request and grant (a decoded write enable, a counter's own
+      // increment and decrement): written at a variable index, each write
+      // was a shifter over all N*N*CW bits in synthesis (an hour at N = 16).
       for (fi = 0; fi < N; fi = fi + 1) begin
         rj = req_out_i[fi*IW +: IW];
         gj = f_mi[fi*IW +: IW];
-        if (req_valid_i[fi] && !(gnt_valid_o[fi] && gj == rj)) begin
-          v = cnt_q[(fi*N + {{(32-IW){1'b0}}, rj})*CW +: CW];
-          if (v == CMAX) begin
-            req_drop_o[fi] = 1'b1;
-          end else begin
-            cnt_d[(fi*N + {{(32-IW){1'b0}}, rj})*CW +: CW] = v + 1'b1;
-            nz_d[fi*N + {{(32-IW){1'b0}}, rj}] = 1'b1;
+        up = req_valid_i[fi] && !(gnt_valid_o[fi] && gj == rj);
+        dn = gnt_valid_o[fi] && !(req_valid_i[fi] && gj == rj);
+        for (fj = 0; fj < N; fj = fj + 1) begin
+          v = cnt_q[(fi*N + fj)*CW +: CW];
+          if (up && rj == fj[IW-1:0]) begin
+            if (v == CMAX) begin
+              req_drop_o[fi] = 1'b1;
+            end else begin
+              cnt_d[(fi*N + fj)*CW +: CW] = v + 1'b1;
+              nz_d[fi*N + fj] = 1'b1;
+            end
           end
-        end
-        if (gnt_valid_o[fi] && !(req_valid_i[fi] && gj == rj)) begin
-          v = cnt_q[(fi*N + {{(32-IW){1'b0}}, gj})*CW +: CW];
-          cnt_d[(fi*N + {{(32-IW){1'b0}}, gj})*CW +: CW] = v - 1'b1;
-          if (v == {{(CW-1){1'b0}}, 1'b1}) nz_d[fi*N + {{(32-IW){1'b0}}, gj}] = 1'b0;
+          if (dn && gj == fj[IW-1:0]) begin
+            cnt_d[(fi*N + fj)*CW +: CW] = v - 1'b1;
+            if (v == {{(CW-1){1'b0}}, 1'b1}) nz_d[fi*N + fj] = 1'b0;
+          end
         end
         if (f_m0i[fi]) aptr_d[fi*IW +: IW] = f_mi[fi*IW +: IW] + 1'b1;
         if (f_m0o[fi]) gptr_d[fi*IW +: IW] = f_mo[fi*IW +: IW] + 1'b1;
