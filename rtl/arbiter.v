@@ -106,6 +106,7 @@ module arbiter #(
   localparam [31:0]  SEED   = 32'hACE1_ACE1;
   localparam [31:0]  TAPS   = 32'h8020_0003;            // x^32 + x^22 + x^2 + x + 1
   localparam [CW-1:0] CMAX  = {CW{1'b1}};
+  localparam [N-1:0]  ONE   = {{(N-1){1'b0}}, 1'b1};
   localparam integer  KM1     = K - 1;
   localparam [PW-1:0] PH_LAST = KM1[PW-1:0];
   localparam [3:0]    ITMAX4  = ITMAX[3:0];
@@ -149,13 +150,27 @@ module arbiter #(
     end
   endfunction
 
+  // 1 << i and {N{1'b1}} << p by levels of constant shifts (a mux per
+  // level): a shift by a variable amount is a $shl cell, and Yosys' SAT
+  // resource sharing compares every pair of them (hours at N = 64), where
+  // muxes are not its business; Verilator runs a level as a word operation.
+  function automatic [N-1:0] shl_n(input [N-1:0] v, input [IW-1:0] i);
+    reg [N-1:0] x;
+    integer     l;
+    begin
+      x = v;
+      for (l = 0; l < IW; l = l + 1) x = i[l] ? (x << (1 << l)) : x;
+      shl_n = x;
+    end
+  endfunction
+
   // First set bit of v at or after position p, cyclically: {some bit set,
   // its index} (index all ones when none): the two trees side by side, a
   // mux after them.
   function automatic [IW:0] rr_pick(input [N-1:0] v, input [IW-1:0] p);
     reg [IW:0] fh, fv;
     begin
-      fh      = ffs(v & ({N{1'b1}} << p));
+      fh      = ffs(v & shl_n({N{1'b1}}, p));
       fv      = ffs(v);
       rr_pick = {fv[IW], fh[IW] ? fh[IW-1:0] : fv[IW-1:0]};
     end
@@ -351,7 +366,7 @@ module arbiter #(
     if (K == 1 || {{(32-PW){1'b0}}, ph_q} < {28'd0, iters}) begin
       for (a = 0; a < N; a = a + 1)
         req_t[a] = nz_q[a*N +: N]
-                 | (req_valid_i[a] ? {{(N-1){1'b0}}, 1'b1} << req_out_i[a*IW +: IW] : {N{1'b0}});
+                 | (req_valid_i[a] ? shl_n(ONE, req_out_i[a*IW +: IW]) : {N{1'b0}});
       `ARB_TRANSPOSE(req_t, t0_st, t0_row, t0_blk, t0_x)
       for (a = 0; a < N; a = a + 1) begin
         has_crd[a] = !fc_on || crd_ok(use_q[a*10 +: 10], crd_ret_i[a*8 +: 8], cfg_crd_i);
@@ -418,7 +433,7 @@ module arbiter #(
         for (j = 0; j < N; j = j + 1) begin
           pk              = rr_pick(req_t[j] & ui_d, gptr_q[j*IW +: IW]);
           gix[j*IW +: IW] = pk[IW-1:0];
-          gm[j]           = (uo_d[j] && pk[IW]) ? {{(N-1){1'b0}}, 1'b1} << pk[IW-1:0] : {N{1'b0}};
+          gm[j]           = (uo_d[j] && pk[IW]) ? shl_n(ONE, pk[IW-1:0]) : {N{1'b0}};
           gt[j]           = gm[j];
         end
         `ARB_TRANSPOSE(gt, t1_st, t1_row, t1_blk, t1_x)
@@ -426,7 +441,7 @@ module arbiter #(
         acc = {N{1'b0}};
         for (i = 0; i < N; i = i + 1) begin
           pk   = rr_pick(gt[i], aptr_q[i*IW +: IW]);
-          a_oh = pk[IW] ? {{(N-1){1'b0}}, 1'b1} << pk[IW-1:0] : {N{1'b0}};
+          a_oh = pk[IW] ? shl_n(ONE, pk[IW-1:0]) : {N{1'b0}};
           if (pk[IW]) begin
             mi_d[i*IW +: IW] = pk[IW-1:0];
             ui_d[i]          = 1'b0;
@@ -531,7 +546,7 @@ module arbiter #(
     if (s1_en || last) begin
       for (a1 = 0; a1 < N; a1 = a1 + 1)
         srq[a1] = (stx_on && spec_valid_i[a1])
-                ? {{(N-1){1'b0}}, 1'b1} << spec_out_i[a1*IW +: IW] : {N{1'b0}};
+                ? shl_n(ONE, spec_out_i[a1*IW +: IW]) : {N{1'b0}};
       `ARB_TRANSPOSE(srq, t2_st, t2_row, t2_blk, t2_x)
     end
     if (s1_en) begin
@@ -770,7 +785,7 @@ module arbiter #(
       for (fj = 0; fj < N; fj = fj + 1) begin
         mo_j = arb_e[fj*EW +: IW];
         xb_mask_o[fj*N +: N] = (srq[fj] & win)
-                            | ({{(N-1){1'b0}}, arb_e[fj*EW + IW]} << mo_j);
+                            | shl_n({{(N-1){1'b0}}, arb_e[fj*EW + IW]}, mo_j);
         use_d[fj*10 +: 10] = fc_on ? add10(u1[fj*10 +: 10], {3'd0, nwin_of[fj*7 +: 7]}, ~f_uo[fj])
                                    : 10'd0;
       end
