@@ -20,6 +20,7 @@
 use crate::block::{check_param, check_pow2, check_range, refill, Block, ConfigError, Params};
 use crate::port::PortGroup;
 use crate::prim::{RrArb, SatCnt, Timer};
+use crate::timing::Alignment;
 use arbitrary_int::{u3, u4, u5, Int};
 
 /// A signed 16-bit port value (`msg_qoff_i`, `msg_qdelta_i`, `msg_fb_o`).
@@ -59,9 +60,21 @@ pub struct BcnRpParams {
     pub k: usize,
     /// Descriptor FIFO depth per limiter, a power of two, 2..16.
     pub d: usize,
+    /// RTL clocks per step (`CLK_PER_STEP`, 7..64): the RTL spreads a
+    /// step's arithmetic over them (`docs/bcn_rp.md`, "Clocks of a step");
+    /// the model's step is the same whatever its value.
+    pub clk: usize,
 }
 
 impl BcnRpParams {
+    /// `k` limiters of `d` entries, 8 clocks per step.
+    pub const fn new(k: usize, d: usize) -> Self {
+        BcnRpParams { k, d, clk: 8 }
+    }
+    /// The same with `clk` clocks per step.
+    pub const fn clocks(self, clk: usize) -> Self {
+        BcnRpParams { clk, ..self }
+    }
     /// Width of a limiter id (`tag`), at least 1.
     pub const fn iw(&self) -> u32 {
         if self.k > 1 {
@@ -78,13 +91,21 @@ impl BcnRpParams {
 
 impl Default for BcnRpParams {
     fn default() -> Self {
-        BcnRpParams { k: 4, d: 4 }
+        BcnRpParams::new(4, 4)
     }
 }
 
 impl Params for BcnRpParams {
     fn verilog(&self) -> Vec<(&'static str, u64)> {
-        vec![("K", self.k as u64), ("D", self.d as u64)]
+        vec![
+            ("K", self.k as u64),
+            ("D", self.d as u64),
+            ("CLK_PER_STEP", self.clk as u64),
+        ]
+    }
+    /// `k4d4c8`: K, D and the clocks per step.
+    fn label(&self) -> String {
+        format!("k{}d{}c{}", self.k, self.d, self.clk)
     }
 }
 
@@ -447,15 +468,22 @@ impl Block for BcnRp {
 
     fn variants() -> Vec<BcnRpParams> {
         vec![
-            BcnRpParams { k: 4, d: 4 },
-            BcnRpParams { k: 1, d: 2 },
-            BcnRpParams { k: 3, d: 2 },
+            BcnRpParams::new(4, 4),
+            // The fewest clocks the stages need.
+            BcnRpParams::new(1, 2).clocks(7),
+            BcnRpParams::new(3, 2).clocks(12),
         ]
     }
 
     /// Synthesised at scale at its default variant (4 rate limiters).
     fn scale() -> Vec<BcnRpParams> {
         Self::variants()[..1].to_vec()
+    }
+
+    /// `CLK_PER_STEP` clocks per step, inputs held, every output compared in
+    /// the step's last clock.
+    fn alignment(p: &BcnRpParams) -> Alignment {
+        Alignment::slot(p.clk.max(1) as u32)
     }
 
     fn default_config(_: &BcnRpParams) -> BcnRpConfig {
@@ -476,6 +504,8 @@ impl Block for BcnRp {
     fn check(p: &BcnRpParams, c: &BcnRpConfig) -> Result<(), ConfigError> {
         check_param("K", "limiters", p.k, 1, 8)?;
         check_pow2("D", "entries per FIFO", p.d, 2, 16)?;
+        check_param("CLK_PER_STEP", "clocks per step", p.clk, 7, 64)
+            .map_err(|e| e.note("seven stages of the step's arithmetic"))?;
         c.to_words(p)?;
         check_range(
             "cfg_line_rate_i",
@@ -915,7 +945,7 @@ mod tests {
 
     #[test]
     fn install_fallback_and_finest_match() {
-        let p = BcnRpParams { k: 2, d: 2 };
+        let p = BcnRpParams::new(2, 2);
         let c = BcnRp::default_config(&p);
         let mut m = BcnRp::new(&p, &c);
         let go = |m: &mut BcnRp, i: BcnRpInputs| Act::from_code(m.step(&i).msg_act_o);

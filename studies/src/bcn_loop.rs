@@ -192,7 +192,7 @@ impl Topology {
             next_delay,
         };
         let mut hosts = vec![BcnRpParams::default(); 14];
-        hosts.extend([BcnRpParams { k: 1, d: 2 }; 2]);
+        hosts.extend([BcnRpParams::new(1, 2); 2]);
         let mut flows = vec![];
         let flow = |host, dst, route: &[usize], demand, group| Flow {
             host,

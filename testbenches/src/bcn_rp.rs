@@ -588,7 +588,7 @@ pub mod scenario {
     /// (other DA, priority 3) coarsens it to priority 3; then for D
     /// (priority 5) to the whole link. Flows of every kind are sent.
     pub fn fallback() -> (Stimulus<BcnRp>, Script) {
-        let p = BcnRpParams { k: 1, d: 2 };
+        let p = BcnRpParams::new(1, 2);
         let c: Flow = (0x0200_0000_000c, 3);
         let d: Flow = (0x0200_0000_000d, 5);
         let mut s = Script::new(p, cfg());
