@@ -603,6 +603,13 @@ module bcn_rp #(
         if (tok_sat[a]) $error("TokensNoSat_A: limiter %0d", a);
       end
       if (in_ready_o && !in_valid_i) $error("ReadyImpliesValid_A");
+      // A step's outputs are shown in its last clock only (a frame leaves,
+      // an offer is taken, a message acts once per step).
+      if (!last && (in_ready_o || out_valid_o || out_tag_valid_o || out_da_o != 48'd0
+                    || out_prio_o != 3'd0 || out_len_o != 14'd0 || out_tag_id_o != {IW{1'b0}}
+                    || out_tag_cpid_o != 16'd0 || msg_fb_o != 16'd0 || msg_act_o != A_NONE
+                    || msg_lim_o != {IW{1'b0}} || rm_line_o != {K{1'b0}} || rm_idle_o != {K{1'b0}}))
+        $error("OutsideLastClockZero_A");
     end
   end
 `endif
