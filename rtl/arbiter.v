@@ -152,7 +152,7 @@ module arbiter #(
 
   // 1 << i and {N{1'b1}} << p by levels of constant shifts (a mux per
   // level): a shift by a variable amount is a $shl cell, and Yosys' SAT
-  // resource sharing compares every pair of them (hours at N = 64), where
+  // resource sharing compares pairs of them (minutes at N = 16), where
   // muxes are not its business; Verilator runs a level as a word operation.
   function automatic [N-1:0] shl_n(input [N-1:0] v, input [IW-1:0] i);
     reg [N-1:0] x;
@@ -793,8 +793,8 @@ module arbiter #(
       // Counters (release before arrival, saturating) and pointers (first
       // iteration only). Every VOQ's counter compares its own index with the
       // row's request and grant (a decoded write enable, a counter's own
-      // increment and decrement): written at a variable index, each write
-      // was a shifter over all N*N*CW bits in synthesis (an hour at N = 16).
+      // increment and decrement): a write at a variable index is a shifter
+      // over all N*N*CW bits in synthesis (over 16 min of proc at N = 16).
       for (fi = 0; fi < N; fi = fi + 1) begin
         rj = req_out_i[fi*IW +: IW];
         gj = f_mi[fi*IW +: IW];
