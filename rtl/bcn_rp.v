@@ -239,17 +239,17 @@ module bcn_rp #(
   wire [15:0] abs_s1 = !fbx[21] ? fb_s1 : (fb_lo ? 16'h8000 : nfbx[15:0]);
   wire unused_fb = ^{wq_s0[1:0], nfbx[21:16]};
 
-  // The rate a decrease applies to, for whichever action decreases
-  // (DECREASE, INSTALL, FALLBACK_PRIO, FALLBACK_LINK on limiter 0): one
-  // decrease multiplier for all of them. The rate an increase applies to.
-  reg [RW-1:0] dop_s1;
+  // The matched limiter's rate (an increase's and a hold's); the rate a
+  // decrease applies to, for whichever action decreases (DECREASE, INSTALL,
+  // FALLBACK_PRIO, FALLBACK_LINK on limiter 0): one decrease multiplier.
+  wire [RW-1:0] rin_s1 = rate_q[ml_q[IW-1:0]*RW +: RW];
+  reg  [RW-1:0] dop_s1;
   always @(*) begin
-    if (ml_q[IW])        dop_s1 = rate_q[ml_q[IW-1:0]*RW +: RW];
+    if (ml_q[IW])        dop_s1 = rin_s1;
     else if (free_hit_q) dop_s1 = cfg_line_rate_i;
     else if (fp_hit_q)   dop_s1 = rate_q[fp_idx_q*RW +: RW];
     else                 dop_s1 = rate_q[RW-1:0];
   end
-  wire [RW-1:0] rin_s1 = rate_q[ml_q[IW-1:0]*RW +: RW];
 
   reg [15:0]   fb_q, abs_q;
   reg [RW-1:0] dop_q, rin_q;
